@@ -1,0 +1,81 @@
+"""minimalloc's CSV format: ``id,lower,upper,size[,alignment][,offset]``, ``upper`` exclusive.
+
+Reading accepts the columns in any order (by header name) and ignores unknown ones; writing
+keeps the input's rows and adds (or replaces) the ``offset`` column.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Iterable
+
+from .problem import Buffer, PlanningError, Problem, Solution
+
+REQUIRED = ("id", "lower", "upper", "size")
+
+
+def read_problem(text: str, source: str = "<csv>") -> tuple[Problem, list[int] | None]:
+    """Parse CSV text into a problem and, when an ``offset`` column exists, its offsets."""
+    reader = csv.reader(io.StringIO(text))
+    try:
+        header = next(reader)
+    except StopIteration:
+        raise PlanningError(f"{source}:1: empty file (expected header {','.join(REQUIRED)})") from None
+    header = [h.strip() for h in header]
+    missing = [c for c in REQUIRED if c not in header]
+    if missing:
+        raise PlanningError(f"{source}:1: missing column(s) {', '.join(missing)} in header")
+    col = {name: header.index(name) for name in header}
+    buffers: list[Buffer] = []
+    offsets: list[int] | None = [] if "offset" in col else None
+    for line_no, row in enumerate(reader, start=2):
+        if not row or all(not c.strip() for c in row):
+            continue
+        if len(row) < len(header):
+            raise PlanningError(f"{source}:{line_no}: expected {len(header)} fields, got {len(row)}")
+
+        def num(name: str, default: int | None = None) -> int:
+            if name not in col:
+                assert default is not None
+                return default
+            raw = row[col[name]].strip()
+            try:
+                return int(raw)
+            except ValueError:
+                raise PlanningError(f"{source}:{line_no}: {name} '{raw}' is not an integer") from None
+
+        try:
+            buffers.append(Buffer(
+                id=row[col["id"]].strip(), size=num("size"), start=num("lower"), end=num("upper"),
+                alignment=num("alignment", 1),
+            ))
+        except PlanningError as e:
+            raise PlanningError(f"{source}:{line_no}: {e}") from None
+        if offsets is not None:
+            offsets.append(num("offset"))
+    try:
+        return Problem.of(buffers), offsets
+    except PlanningError as e:
+        raise PlanningError(f"{source}: {e}") from None
+
+
+def write_solution(problem: Problem, solution: Solution, *, alignment_column: bool | None = None) -> str:
+    """CSV text with the problem's rows plus an ``offset`` column."""
+    if alignment_column is None:
+        alignment_column = any(b.alignment != 1 for b in problem.buffers)
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(["id", "lower", "upper", "size", *(["alignment"] if alignment_column else []), "offset"])
+    for b, off in zip(problem.buffers, solution.offsets):
+        w.writerow([b.id, b.start, b.end, b.size, *([b.alignment] if alignment_column else []), off])
+    return out.getvalue()
+
+
+def write_rows(rows: Iterable[tuple[str, int, int, int, int]]) -> str:
+    """CSV text ``id,lower,upper,size,offset`` from plain rows (used by plan export)."""
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(["id", "lower", "upper", "size", "offset"])
+    w.writerows(rows)
+    return out.getvalue()

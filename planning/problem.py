@@ -1,0 +1,166 @@
+"""Buffers, planning problems and solutions: the data every planner shares.
+
+The planning core knows nothing about IR. A *buffer* is a block of bytes that must stay intact
+over a live interval of one global op numbering; a *problem* is a set of buffers; a *solution*
+gives every buffer an offset in one arena. Passes translate IR into a problem, run a strategy,
+and write the solution back; `memopt-pack` does the same from minimalloc CSV files.
+
+Time convention: a buffer is live over the **half-open** interval ``[start, end)``. A tensor
+produced by op ``t(u)`` and last read by op ``t(v)`` lives over ``[t(u), t(v) + 1)``, so two
+tensors conflict in time iff ``a.start < b.end and b.start < a.end``. This is minimalloc's
+``lower``/``upper`` convention, which lets plans be exchanged with it unchanged.
+
+Control-flow context: ``path`` is the chain of branches that contains the buffer, outermost
+first, as ``(if_id, branch_index)`` pairs. Two buffers whose paths first differ at the same
+``if_id`` with different branch indices are in *exclusive* branches: they can never be live at
+the same time, whatever their intervals say, so they may share addresses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+import numpy as np
+
+Path = tuple[tuple[int, int], ...]
+
+
+class PlanningError(ValueError):
+    """A planning problem or plan is malformed or cannot be satisfied (one-line message)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Buffer:
+    """One block of memory that must not be clobbered while live.
+
+    ``id`` is a stable name (a tensor name, a CSV id); ``size`` is in bytes; ``start``/``end``
+    delimit the half-open live interval; ``alignment`` constrains the offset; ``path`` is the
+    control-flow context (see module docstring).
+    """
+
+    id: str
+    size: int
+    start: int
+    end: int
+    alignment: int = 1
+    path: Path = ()
+
+    def __post_init__(self) -> None:
+        if self.size < 0:
+            raise PlanningError(f"buffer '{self.id}': negative size {self.size}")
+        if self.end <= self.start:
+            raise PlanningError(
+                f"buffer '{self.id}': empty live interval [{self.start}, {self.end})"
+            )
+        if self.alignment < 1:
+            raise PlanningError(f"buffer '{self.id}': alignment must be >= 1, got {self.alignment}")
+
+    @property
+    def length(self) -> int:
+        """Lifetime length in op steps."""
+        return self.end - self.start
+
+
+def exclusive(a: Path, b: Path) -> bool:
+    """True when two control-flow paths lie in different branches of one ``if``."""
+    for (ia, ba), (ib, bb) in zip(a, b):
+        if ia != ib:
+            return False
+        if ba != bb:
+            return True
+    return False
+
+
+@dataclass(frozen=True)
+class Problem:
+    """An immutable set of buffers to place in one arena.
+
+    The numpy views (``sizes``, ``starts``, ...) are computed once, so strategies and bounds can
+    work on arrays without touching the dataclasses again.
+    """
+
+    buffers: tuple[Buffer, ...]
+    _arrays: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    @staticmethod
+    def of(buffers: Iterable[Buffer]) -> "Problem":
+        buffers = tuple(buffers)
+        seen: set[str] = set()
+        for b in buffers:
+            if b.id in seen:
+                raise PlanningError(f"duplicate buffer id '{b.id}'")
+            seen.add(b.id)
+        return Problem(buffers)
+
+    def __len__(self) -> int:
+        return len(self.buffers)
+
+    def _array(self, name: str) -> np.ndarray:
+        arr = self._arrays.get(name)
+        if arr is None:
+            arr = np.fromiter(
+                (getattr(b, name) for b in self.buffers), dtype=np.int64, count=len(self.buffers)
+            )
+            self._arrays[name] = arr
+        return arr
+
+    @property
+    def sizes(self) -> np.ndarray:
+        return self._array("size")
+
+    @property
+    def starts(self) -> np.ndarray:
+        return self._array("start")
+
+    @property
+    def ends(self) -> np.ndarray:
+        return self._array("end")
+
+    @property
+    def alignments(self) -> np.ndarray:
+        return self._array("alignment")
+
+    @property
+    def has_control_flow(self) -> bool:
+        """True when some buffers carry a branch path (exclusivity must be honoured)."""
+        return any(b.path for b in self.buffers)
+
+    def naive_size(self) -> int:
+        """Bytes needed without any reuse: every buffer gets its own aligned slot."""
+        total = 0
+        for b in self.buffers:
+            total = align_up(total, b.alignment) + b.size
+        return total
+
+
+def align_up(value: int, alignment: int) -> int:
+    """Smallest multiple of ``alignment`` that is >= ``value``."""
+    if alignment <= 1:
+        return value
+    return -(-value // alignment) * alignment
+
+
+@dataclass(frozen=True)
+class Solution:
+    """An offset for every buffer of a problem (same order) and the arena height it needs."""
+
+    offsets: tuple[int, ...]
+    height: int
+    strategy: str
+
+    @staticmethod
+    def of(problem: Problem, offsets: Sequence[int], strategy: str) -> "Solution":
+        offsets = tuple(int(o) for o in offsets)
+        if len(offsets) != len(problem):
+            raise PlanningError(
+                f"solution has {len(offsets)} offsets for {len(problem)} buffers"
+            )
+        height = 0
+        if offsets:
+            height = int((np.asarray(offsets, dtype=np.int64) + problem.sizes).max())
+        return Solution(offsets, height, strategy)
+
+    def offset_of(self, problem: Problem) -> dict[str, int]:
+        """Map buffer id → offset."""
+        return {b.id: o for b, o in zip(problem.buffers, self.offsets)}

@@ -1,0 +1,137 @@
+"""Planning core: buffers, bounds, validator, greedy strategies (hand-checked and property tests)."""
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from memopt.planning import (
+    Buffer, PlanningError, Problem, Solution, exclusive, find_conflicts, lower_bound,
+    make_strategy, max_live, nested_lower_bound, plan, strategy_names, validate,
+)
+from memopt.planning.csvio import read_problem, write_solution
+from memopt.planning.synthetic import nn_like
+
+GREEDY = ["sequential", "large-first", "short-first"]
+
+
+def chain() -> Problem:
+    # a -> b -> c with a skip: a lives [0,3), b [1,2), c [2,4)
+    return Problem.of([
+        Buffer("a", 100, 0, 3), Buffer("b", 50, 1, 2), Buffer("c", 80, 2, 4),
+    ])
+
+
+def test_half_open_intervals_do_not_conflict_at_the_boundary():
+    p = Problem.of([Buffer("x", 10, 0, 2), Buffer("y", 10, 2, 4)])
+    validate(p, [0, 0])
+    assert max_live(p) == 10
+
+
+def test_lower_bound_is_max_live():
+    assert max_live(chain()) == 180  # a + c at t=2 (b died at 2)
+    assert lower_bound(chain()) == 180
+
+
+def test_hand_checked_offsets():
+    p = chain()
+    # execution order: a@0, b@100, c: overlaps a (0..100) -> 100 (b is dead at 2)
+    assert plan(p, "sequential").offsets == (0, 100, 100)
+    # size descending: a(100)@0, c(80)@100, b(50): overlaps a only -> 100
+    assert plan(p, "large-first").offsets == (0, 100, 100)
+    # lifetime ascending: b(len1)@0, c(len2)@0, a(len3): overlaps b [0,50) and c [0,80) -> 80
+    assert plan(p, "short-first").offsets == (80, 0, 0)
+    assert plan(p, "best").height == 180
+
+
+def test_alignment_is_respected():
+    p = Problem.of([Buffer("a", 10, 0, 2, 1), Buffer("b", 10, 0, 2, 64)])
+    sol = plan(p, "sequential")
+    assert sol.offsets == (0, 64)
+    with pytest.raises(PlanningError, match="alignment"):
+        validate(p, [0, 10])
+
+
+def test_validator_rejects_overlap_and_names_buffers():
+    with pytest.raises(PlanningError, match="'a'.*'c'|'c'.*'a'"):
+        validate(chain(), [0, 100, 50])
+
+
+def test_validator_allows_exclusive_branches():
+    then_ = ((7, 0),)
+    else_ = ((7, 1),)
+    p = Problem.of([Buffer("t", 10, 0, 4, path=then_), Buffer("e", 10, 0, 4, path=else_)])
+    validate(p, [0, 0])
+    p2 = Problem.of([Buffer("t", 10, 0, 4, path=then_), Buffer("u", 10, 0, 4, path=then_)])
+    with pytest.raises(PlanningError):
+        validate(p2, [0, 0])
+    assert exclusive(((1, 0), (2, 0)), ((1, 0), (2, 1)))
+    assert not exclusive(((1, 0),), ((2, 1),))
+    assert not exclusive(((1, 0),), ((1, 0), (3, 1)))
+    assert nested_lower_bound(p) == 10 and max_live(p) == 20
+
+
+def test_bad_buffers_and_unknown_strategy():
+    with pytest.raises(PlanningError, match="empty live interval"):
+        Buffer("x", 1, 3, 3)
+    with pytest.raises(PlanningError, match="duplicate"):
+        Problem.of([Buffer("x", 1, 0, 1), Buffer("x", 1, 0, 1)])
+    with pytest.raises(PlanningError, match="unknown strategy 'nope'"):
+        make_strategy("nope")
+
+
+def test_csv_round_trip():
+    text = "id,lower,upper,size\nb1,0,3,4\nb2,3,9,4\nb3,0,9,4\n"
+    p, offsets = read_problem(text)
+    assert offsets is None and [b.id for b in p.buffers] == ["b1", "b2", "b3"]
+    sol = plan(p, "large-first")
+    p2, offsets2 = read_problem(write_solution(p, sol))
+    assert p2 == p and tuple(offsets2) == sol.offsets
+
+
+@pytest.mark.parametrize("bad,msg", [
+    ("", "empty file"),
+    ("id,lower,size\n", "missing column"),
+    ("id,lower,upper,size\nx,0,a,4\n", ":2: upper 'a' is not an integer"),
+    ("id,lower,upper,size\nx,3,1,4\n", ":2: .*empty live interval"),
+])
+def test_csv_errors_are_located(bad, msg):
+    with pytest.raises(PlanningError, match=msg):
+        read_problem(bad, "f.csv")
+
+
+def test_synthetic_is_deterministic():
+    assert nn_like(500, seed=3) == nn_like(500, seed=3)
+
+
+buffers = st.lists(
+    st.tuples(st.integers(0, 300), st.integers(0, 40), st.integers(1, 12),
+              st.sampled_from([1, 1, 4, 16]), st.sampled_from([(), ((0, 0),), ((0, 1),), ((0, 1), (5, 0)), ((0, 1), (5, 1))])),
+    min_size=0, max_size=40,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(buffers)
+def test_every_strategy_plan_validates_and_respects_bounds(rows):
+    p = Problem.of(Buffer(f"b{i}", s, t, t + l, a, path) for i, (s, t, l, a, path) in enumerate(rows))
+    heights = {}
+    for name in strategy_names():
+        sol = make_strategy(name).plan(p)
+        validate(p, sol)
+        assert sol.height >= lower_bound(p)
+        heights[name] = sol.height
+    assert heights["best"] == min(heights.values())
+    assert lower_bound(p) <= max_live(p)
+
+
+@settings(max_examples=100, deadline=None)
+@given(buffers, st.data())
+def test_validator_agrees_with_pairwise_definition(rows, data):
+    p = Problem.of(Buffer(f"b{i}", s, t, t + l, 1, path) for i, (s, t, l, a, path) in enumerate(rows))
+    offsets = [data.draw(st.integers(0, 400)) for _ in rows]
+    expected = any(
+        x.size and y.size and x.start < y.end and y.start < x.end
+        and offsets[i] < offsets[j] + y.size and offsets[j] < offsets[i] + x.size
+        and not exclusive(x.path, y.path)
+        for i, x in enumerate(p.buffers) for j, y in enumerate(p.buffers) if i < j
+    )
+    assert bool(find_conflicts(p, offsets)) == expected

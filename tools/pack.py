@@ -1,0 +1,97 @@
+"""``memopt-pack``: the planning core as a command over minimalloc CSV files.
+
+Reads ``id,lower,upper,size[,alignment]`` rows, plans them with ``--strategy``, validates the
+plan, and writes the same rows plus an ``offset`` column. With ``--capacity`` a plan that does not
+fit is an error (exit 1), as in minimalloc. ``--check`` validates an existing ``offset`` column
+instead of planning. Errors are one line: ``memopt-pack: error: FILE[:LINE]: message``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from memopt.planning import PlanningError, Solution, lower_bound, make_strategy, strategy_names, validate
+from memopt.planning.csvio import read_problem, write_solution
+
+PROG = "memopt-pack"
+
+
+class _ArgParser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, exit 1, like every other memopt error
+        sys.stderr.write(f"{PROG}: error: {message}\n")
+        raise SystemExit(1)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _ArgParser(prog=PROG, description=__doc__.splitlines()[0])
+    p.add_argument("input", nargs="?", default="-", help="CSV file (default: stdin)")
+    p.add_argument("-o", "--output", default="-", help="output CSV (default: stdout)")
+    p.add_argument("--strategy", default="best", help=f"one of: {', '.join(strategy_names())} (default: best)")
+    p.add_argument("--capacity", type=int, default=None, help="fail unless the arena fits in N bytes")
+    p.add_argument("--check", action="store_true", help="validate the input's offset column instead of planning")
+    p.add_argument("--stats", action="store_true", help="print buffers, LB, height, seconds to stderr")
+    return p
+
+
+def run(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    source = "<stdin>" if args.input == "-" else args.input
+    try:
+        text = sys.stdin.read() if args.input == "-" else open(args.input, encoding="utf-8").read()
+    except OSError as e:
+        raise PlanningError(f"{source}: cannot read: {e.strerror}") from None
+    if args.capacity is not None and args.capacity < 0:
+        raise PlanningError(f"--capacity must be >= 0, got {args.capacity}")
+    problem, given = read_problem(text, source)
+    t0 = time.perf_counter()
+    if args.check:
+        if given is None:
+            raise PlanningError(f"{source}: --check needs an offset column")
+        solution = Solution.of(problem, given, "given")
+    else:
+        solution = make_strategy(args.strategy).plan(problem)
+    seconds = time.perf_counter() - t0
+    try:
+        validate(problem, solution)
+    except PlanningError as e:
+        what = "input plan" if args.check else f"strategy '{solution.strategy}' produced an invalid plan"
+        raise PlanningError(f"{source}: {what}: {e}") from None
+    if args.capacity is not None and solution.height > args.capacity:
+        raise PlanningError(
+            f"{source}: plan needs {solution.height} bytes, over capacity {args.capacity} "
+            f"(lower bound {lower_bound(problem)})"
+        )
+    if args.stats:
+        sys.stderr.write(
+            f"buffers={len(problem)} lb={lower_bound(problem)} height={solution.height} "
+            f"strategy={solution.strategy} seconds={seconds:.3f}\n"
+        )
+    if args.check:
+        return 0
+    out = write_solution(problem, solution)
+    if args.output == "-":
+        sys.stdout.write(out)
+    else:
+        with open(args.output, "w", encoding="utf-8") as f:
+            f.write(out)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> None:
+    try:
+        code = run(argv)
+    except PlanningError as e:
+        sys.stderr.write(f"{PROG}: error: {e}\n")
+        code = 1
+    except KeyboardInterrupt:
+        code = 130
+    except Exception as e:  # never a traceback for users
+        sys.stderr.write(f"{PROG}: error: internal error: {type(e).__name__}: {e}\n")
+        code = 2
+    raise SystemExit(code)
+
+
+if __name__ == "__main__":
+    main()
