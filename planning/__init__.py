@@ -5,12 +5,12 @@ every pass, by ``memopt-pack`` on CSV traces, and by future simulators).
 """
 
 from .bounds import live_profile, lower_bound, max_live, nested_lower_bound
-from .problem import Buffer, Path, PlanningError, Problem, Solution, align_up, exclusive
+from .problem import Buffer, Overwrite, Path, PlanningError, Problem, Solution, align_up, exclusive
 from .strategies import Strategy, make_strategy, plan, register_strategy, strategy_names
 from .validate import Conflict, find_conflicts, validate
 
 __all__ = [
-    "Buffer", "Conflict", "Path", "PlanningError", "Problem", "Solution", "Strategy",
+    "Buffer", "Conflict", "Overwrite", "Path", "PlanningError", "Problem", "Solution", "Strategy",
     "align_up", "exclusive", "find_conflicts", "live_profile", "lower_bound", "make_strategy",
     "max_live", "nested_lower_bound", "plan", "register_strategy", "strategy_names", "validate",
 ]

@@ -72,26 +72,52 @@ def exclusive(a: Path, b: Path) -> bool:
     return False
 
 
+@dataclass(frozen=True, slots=True)
+class Overwrite:
+    """Permission for ``child`` to be written in place over ``parent`` (seed 000's write dependency).
+
+    ``parent`` dies at the op that creates ``child`` (their intervals meet in that one step), and
+    ``child`` may occupy ``[parent_offset + offset, parent_offset + offset + child.size)``. It is a
+    permission, not an obligation: strategies that ignore it stay valid; the validator accepts the
+    overlap of exactly these pairs. Indices refer to ``Problem.buffers``.
+    """
+
+    child: int
+    parent: int
+    offset: int = 0
+
+
 @dataclass(frozen=True)
 class Problem:
-    """An immutable set of buffers to place in one arena.
+    """An immutable set of buffers to place in one arena, with optional in-place permissions.
 
     The numpy views (``sizes``, ``starts``, ...) are computed once, so strategies and bounds can
     work on arrays without touching the dataclasses again.
     """
 
     buffers: tuple[Buffer, ...]
+    overwrites: tuple[Overwrite, ...] = ()
     _arrays: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @staticmethod
-    def of(buffers: Iterable[Buffer]) -> "Problem":
+    def of(buffers: Iterable[Buffer], overwrites: Iterable[Overwrite] = ()) -> "Problem":
         buffers = tuple(buffers)
+        overwrites = tuple(overwrites)
         seen: set[str] = set()
         for b in buffers:
             if b.id in seen:
                 raise PlanningError(f"duplicate buffer id '{b.id}'")
             seen.add(b.id)
-        return Problem(buffers)
+        for w in overwrites:
+            if not (0 <= w.child < len(buffers) and 0 <= w.parent < len(buffers)) or w.child == w.parent:
+                raise PlanningError(f"overwrite {w}: bad buffer index")
+            child, parent = buffers[w.child], buffers[w.parent]
+            if w.offset < 0 or w.offset + child.size > parent.size:
+                raise PlanningError(
+                    f"overwrite of '{parent.id}' by '{child.id}': range [{w.offset}, "
+                    f"{w.offset + child.size}) is outside the parent's {parent.size} bytes"
+                )
+        return Problem(buffers, overwrites)
 
     def __len__(self) -> int:
         return len(self.buffers)

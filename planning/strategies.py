@@ -27,6 +27,8 @@ class Strategy(ABC):
     name: ClassVar[str]
     in_portfolio: ClassVar[bool] = True
     """Whether ``best`` runs this strategy."""
+    uses_budget: ClassVar[bool] = False
+    """Anytime strategies (``search``) join ``best`` only when a time budget is given, and get it."""
 
     @abstractmethod
     def plan(self, problem: Problem) -> Solution: ...
@@ -97,20 +99,29 @@ def make_strategy(name: str, **options) -> Strategy:
 
 
 class Best(Strategy):
-    """Run the whole portfolio and keep the smallest arena."""
+    """Run the whole portfolio and keep the smallest arena.
+
+    ``budget`` (seconds) admits the anytime strategies, each given that budget; ``options`` maps
+    a member's name to its constructor keywords.
+    """
 
     name = "best"
 
-    def __init__(self, **options) -> None:
-        self.options = options
+    def __init__(self, budget: float | None = None, options: dict[str, dict] | None = None) -> None:
+        self.budget = budget
+        self.options = options or {}
 
     def members(self) -> list[Strategy]:
         members = []
         for name, factory in _REGISTRY.items():
-            cls = factory if isinstance(factory, type) else None
-            if cls is not None and not cls.in_portfolio:
+            if not getattr(factory, "in_portfolio", True):
                 continue
-            members.append(make_strategy(name, **self.options.get(name, {})))
+            kwargs = dict(self.options.get(name, {}))
+            if getattr(factory, "uses_budget", False):
+                if self.budget is None:
+                    continue
+                kwargs.setdefault("budget", self.budget)
+            members.append(factory(**kwargs))
         return members
 
     def plan(self, problem: Problem) -> Solution:
