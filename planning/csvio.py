@@ -45,11 +45,12 @@ def read_problem(text: str, source: str = "<csv>") -> tuple[Problem, list[int] |
             except ValueError:
                 raise PlanningError(f"{source}:{line_no}: {name} '{raw}' is not an integer") from None
 
+        fields = dict(
+            id=row[col["id"]].strip(), size=num("size"), start=num("lower"), end=num("upper"),
+            alignment=num("alignment", 1),
+        )
         try:
-            buffers.append(Buffer(
-                id=row[col["id"]].strip(), size=num("size"), start=num("lower"), end=num("upper"),
-                alignment=num("alignment", 1),
-            ))
+            buffers.append(Buffer(**fields))
         except PlanningError as e:
             raise PlanningError(f"{source}:{line_no}: {e}") from None
         if offsets is not None:

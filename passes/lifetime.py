@@ -1,0 +1,307 @@
+"""Lifetime analysis: from a function in the memopt dialect to an IR-free planning problem.
+
+Steps are one global numbering of the function's ops in program order. A simple op takes one
+step. A region op (``memopt.if``, ``memopt.loop``, or any other op with regions) takes a *begin*
+step, where it reads its operands, then its regions' ops, then an *end* step, where its results
+are complete; so nested ops are numbered inside their parent's span.
+
+How the branches of an ``if`` are numbered is the control-flow mode:
+
+* ``serial`` — then-branch, then else-branch, one after the other, as if both ran (TFLite
+  Micro's scheme; exclusivity is not needed because the branches never overlap in time);
+* ``flat``   — both branches overlaid on the same steps and *not* marked exclusive (what a
+  branch-oblivious planner sees: the baseline);
+* ``joint``  — overlaid on the same steps and marked exclusive through each buffer's branch
+  ``path``, so the planner may give both branches the same addresses.
+
+Storage (the planning unit, a :class:`~memopt.planning.Buffer`):
+
+* a fresh buffer for every tensor result of a compute op (or unknown op), every function
+  argument and every ``if`` result; a loop's carried values get one buffer per carried slot,
+  shared by the body's block argument and the loop's result;
+* ``memopt.view`` results alias their source (a read dependency): no buffer of their own, the
+  source's buffer lives as long as its last alias (views of off-chip weights stay off-chip);
+* ``memopt.get_global`` results are off-chip, ``memopt.dma_wait`` results live in the DMA
+  staging buffers: neither takes arena space.
+
+A buffer lives from the step that defines it to one past its last use (half-open). A use inside
+a nested region counts as a use at the end step of the enclosing region op that is a sibling of
+the definition (a value read inside a branch or loop body lives until that op ends; inside a
+loop this is what keeps it intact across iterations). Function arguments start at step 0 and the
+returned values are used by the return op, the last step. ``if`` results are live from the
+``if``'s begin step, since either branch may write them; loop-carried slots from the loop's
+begin to at least its end.
+
+With ``inplace``, a compute op's ``inplace`` hint that names an input whose buffer dies at that
+op becomes an :class:`~memopt.planning.Overwrite` permission (seed 000's write dependency).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
+
+from memopt.diagnostics import MemoptError
+from memopt.dialects.memopt import (
+    ComputeOp, DmaWaitOp, GetGlobalOp, IfOp, LoopOp, ViewOp, byte_size,
+)
+from memopt.planning import Buffer, Overwrite, Path, Problem, PlanningError, align_up
+
+CONTROL_FLOW_MODES = ("serial", "flat", "joint")
+
+
+@dataclass
+class Numbering:
+    """Begin/end step of every op, and the branch path of every block."""
+
+    begin: dict[Operation, int] = field(default_factory=dict)
+    end: dict[Operation, int] = field(default_factory=dict)
+    path: dict[Block, Path] = field(default_factory=dict)
+    if_ids: dict[Operation, int] = field(default_factory=dict)
+    last_step: int = 0
+
+
+def number_ops(body: Block, mode: str = "serial") -> Numbering:
+    """Number the ops of a function body (see module docstring for the modes)."""
+    if mode not in CONTROL_FLOW_MODES:
+        raise ValueError(f"unknown control-flow mode '{mode}'")
+    num = Numbering()
+
+    def walk_block(block: Block, step: int, path: Path) -> int:
+        num.path[block] = path
+        for op in block.ops:
+            step = walk_op(op, step, path)
+        return step
+
+    def walk_op(op: Operation, step: int, path: Path) -> int:
+        num.begin[op] = step
+        if not op.regions:
+            num.end[op] = step
+            return step + 1
+        step += 1
+        if isinstance(op, IfOp) and mode != "serial":
+            if_id = num.if_ids.setdefault(op, len(num.if_ids))
+            after = step
+            for k, region in enumerate((op.then_region, op.else_region)):
+                branch_path = path + ((if_id, k),) if mode == "joint" else path
+                s = step
+                for block in region.blocks:
+                    s = walk_block(block, s, branch_path)
+                after = max(after, s)
+            step = after
+        else:
+            if isinstance(op, IfOp):
+                num.if_ids.setdefault(op, len(num.if_ids))
+            for region in op.regions:
+                for block in region.blocks:
+                    step = walk_block(block, step, path)
+        num.end[op] = step
+        return step + 1
+
+    num.last_step = walk_block(body, 0, ()) - 1
+    return num
+
+
+@dataclass
+class FunctionLifetimes:
+    """The planning problem of one function and the way back to its IR values."""
+
+    func: func.FuncOp
+    problem: Problem
+    numbering: Numbering
+    storage_of: dict[SSAValue, tuple[int, int]]
+    """Arena-resident value → (buffer index, byte offset inside that buffer)."""
+    owner: list[SSAValue]
+    """The value that defines each buffer (for names, attributes and diagnostics)."""
+
+    def value_offset(self, value: SSAValue, buffer_offsets) -> int | None:
+        """Arena offset of a value given the buffers' offsets, or None when off-arena."""
+        loc = self.storage_of.get(value)
+        if loc is None:
+            return None
+        return int(buffer_offsets[loc[0]]) + loc[1]
+
+
+def _defining_op(value: SSAValue) -> Operation | None:
+    if isinstance(value, OpResult):
+        return value.op
+    if isinstance(value, BlockArgument):
+        return value.block.parent_op()
+    return None
+
+
+def value_location_op(value: SSAValue) -> Operation | None:
+    """The op to point diagnostics at for a value."""
+    return _defining_op(value)
+
+
+def value_names(values: list[SSAValue]) -> list[str]:
+    """Stable, unique names for buffers: SSA name hints, else positional ``%vN``."""
+    names: list[str] = []
+    used: set[str] = set()
+    for k, v in enumerate(values):
+        base = v.name_hint or f"v{k}"
+        name, n = base, 1
+        while name in used:
+            name = f"{base}_{n}"
+            n += 1
+        used.add(name)
+        names.append(name)
+    return names
+
+
+def analyze_function(
+    f: func.FuncOp, *, mode: str = "serial", inplace: bool = True, alignment: int = 1
+) -> FunctionLifetimes:
+    """Build the planning problem of ``f`` (see module docstring)."""
+    if not f.body.blocks:
+        raise MemoptError("cannot plan a function declaration without a body", f)
+    body = f.body.blocks[0]
+    num = number_ops(body, mode)
+
+    storage_of: dict[SSAValue, tuple[int, int]] = {}
+    owner: list[SSAValue] = []
+    start: list[int] = []
+    size: list[int] = []
+    path: list[Path] = []
+    offchip: set[SSAValue] = set()
+
+    def new_buffer(value: SSAValue, step: int, block_path: Path) -> None:
+        t = value.type
+        assert isinstance(t, TensorType)
+        try:
+            nbytes = byte_size(t)
+        except ValueError as e:
+            raise MemoptError(str(e), _defining_op(value)) from None
+        storage_of[value] = (len(owner), 0)
+        owner.append(value)
+        start.append(step)
+        size.append(nbytes)
+        path.append(block_path)
+
+    for arg in body.args:
+        if isinstance(arg.type, TensorType):
+            new_buffer(arg, 0, ())
+
+    for op in body.walk():
+        if op is f:
+            continue
+        block = op.parent_block()
+        bpath = num.path.get(block, ())
+        if isinstance(op, GetGlobalOp):
+            offchip.add(op.result)
+            continue
+        if isinstance(op, DmaWaitOp):
+            offchip.add(op.result)
+            continue
+        if isinstance(op, ViewOp):
+            src = op.source
+            if src in offchip or src not in storage_of:
+                offchip.add(op.result)
+            else:
+                b, rel = storage_of[src]
+                storage_of[op.result] = (b, rel + op.offset.value.data)
+            continue
+        if isinstance(op, LoopOp):
+            body_block = op.body.blocks[0] if op.body.blocks else None
+            for k, res in enumerate(op.results):
+                if not isinstance(res.type, TensorType):
+                    continue
+                new_buffer(res, num.begin[op], bpath)
+                if body_block is not None and k < len(body_block.args):
+                    storage_of[body_block.args[k]] = storage_of[res]
+            continue
+        step = num.begin[op]
+        for res in op.results:
+            if isinstance(res.type, TensorType):
+                new_buffer(res, step, bpath)
+
+    # Last use of each buffer, through aliases; uses in nested regions count at the end step of
+    # the enclosing op that sits in the value's own block (or an ancestor of it).
+    end = [s + 1 for s in start]
+    blocks_of_value: dict[SSAValue, Block] = {}
+    for value, (b, _) in storage_of.items():
+        blocks_of_value[value] = value.block if isinstance(value, BlockArgument) else value.op.parent_block()
+    for value, (b, _) in storage_of.items():
+        home = blocks_of_value[value]
+        for use in value.uses:
+            user = use.operation
+            step = None
+            op = user
+            while op is not None:
+                if op.parent_block() is home:
+                    step = num.begin[op] if op is user else num.end[op]
+                    break
+                op = op.parent_op()
+            if step is None:  # used outside its scope: verifier should have caught it
+                raise MemoptError(f"value '{value.name_hint or '?'}' used outside its scope", user)
+            end[b] = max(end[b], step + 1)
+    # Loop-carried slots live across the whole loop; region bodies may write if results late.
+    for op in body.walk():
+        if isinstance(op, (LoopOp, IfOp)):
+            for res in op.results:
+                if res in storage_of:
+                    b = storage_of[res][0]
+                    end[b] = max(end[b], num.end[op] + 1)
+    # Returned values (and function arguments, which the caller owns) stay to the end.
+    final = num.last_step + 1
+    ret = body.last_op
+    if isinstance(ret, func.ReturnOp):
+        for v in ret.operands:
+            if v in storage_of:
+                end[storage_of[v][0]] = final
+
+    names = value_names(owner)
+    try:
+        buffers = [
+            Buffer(names[i], size[i], start[i], end[i], alignment, path[i]) for i in range(len(owner))
+        ]
+    except PlanningError as e:
+        raise MemoptError(str(e), f) from None
+
+    overwrites: list[Overwrite] = []
+    if inplace:
+        taken: set[int] = set()
+        for op in body.walk():
+            if not isinstance(op, ComputeOp) or op.inplace is None:
+                continue
+            for k, idx in enumerate(op.inplace.get_values()):
+                if idx < 0:
+                    continue
+                src = op.inputs[idx]
+                res = op.results[k]
+                if src not in storage_of or res not in storage_of:
+                    continue
+                parent, rel = storage_of[src]
+                child = storage_of[res][0]
+                pb, cb = buffers[parent], buffers[child]
+                if (
+                    parent in taken
+                    or pb.end != num.begin[op] + 1  # the input must die at this op
+                    or cb.start != num.begin[op]
+                    or pb.path != cb.path
+                    or rel + cb.size > pb.size
+                    or rel % max(1, alignment)
+                ):
+                    continue
+                taken.add(parent)
+                overwrites.append(Overwrite(child, parent, rel))
+    try:
+        problem = Problem.of(buffers, overwrites)
+    except PlanningError as e:
+        raise MemoptError(str(e), f) from None
+    return FunctionLifetimes(f, problem, num, storage_of, owner)
+
+
+def planned_functions(module: Operation) -> list[func.FuncOp]:
+    """Functions with bodies, in module order."""
+    return [op for op in module.walk() if isinstance(op, func.FuncOp) and op.body.blocks]
+
+
+__all__ = [
+    "CONTROL_FLOW_MODES", "FunctionLifetimes", "Numbering", "analyze_function", "align_up",
+    "number_ops", "planned_functions", "value_location_op", "value_names",
+]

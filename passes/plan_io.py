@@ -1,0 +1,98 @@
+"""Reading and writing a memory plan on the IR.
+
+A plan lives in discardable attributes, so any later pass or tool can read it back:
+``memopt.offsets`` on every op with arena-resident tensor results (one entry per result, -1 for
+results that take no arena space, e.g. off-chip weights), ``memopt.arg_offsets`` on the function
+for its arguments, and ``memopt.plan = #memopt.plan<...>`` on the function for the arena size,
+the lower bound and the strategy that produced it.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import DenseArrayBase, i64
+from xdsl.ir import Operation
+
+from memopt.diagnostics import MemoptError
+from memopt.dialects.memopt import ARG_OFFSETS_ATTR, OFFSETS_ATTR, PLAN_ATTR, PlanAttr
+from memopt.passes.lifetime import FunctionLifetimes
+from memopt.planning import Solution
+
+NO_OFFSET = -1
+
+
+def _ops_with_arena_results(lt: FunctionLifetimes) -> list[Operation]:
+    ops = []
+    for op in lt.func.body.walk():
+        if op is not lt.func and any(r in lt.storage_of for r in op.results):
+            ops.append(op)
+    return ops
+
+
+def write_plan(lt: FunctionLifetimes, solution: Solution, lower_bound: int) -> None:
+    """Attach ``solution`` (offsets per buffer of ``lt.problem``) to the function's IR."""
+    offsets = solution.offsets
+    for op in lt.func.body.walk():
+        if OFFSETS_ATTR in op.attributes:
+            del op.attributes[OFFSETS_ATTR]
+    for op in _ops_with_arena_results(lt):
+        vals = [lt.value_offset(r, offsets) for r in op.results]
+        op.attributes[OFFSETS_ATTR] = DenseArrayBase.from_list(
+            i64, [NO_OFFSET if v is None else v for v in vals]
+        )
+    args = lt.func.body.blocks[0].args
+    arg_vals = [lt.value_offset(a, offsets) for a in args]
+    if args:
+        lt.func.attributes[ARG_OFFSETS_ATTR] = DenseArrayBase.from_list(
+            i64, [NO_OFFSET if v is None else v for v in arg_vals]
+        )
+    lt.func.attributes[PLAN_ATTR] = PlanAttr.get(solution.height, lower_bound, solution.strategy)
+
+
+def read_plan(lt: FunctionLifetimes) -> tuple[list[int], int, PlanAttr]:
+    """Offsets per buffer of ``lt.problem`` and the recorded arena size, from the attributes.
+
+    Raises a located :class:`MemoptError` for missing, malformed or inconsistent attributes.
+    """
+    f = lt.func
+    plan = f.attributes.get(PLAN_ATTR)
+    if not isinstance(plan, PlanAttr):
+        raise MemoptError(f"function '@{f.sym_name.data}' has no '{PLAN_ATTR}' attribute (run plan-memory first)", f)
+    buffer_offset: list[int | None] = [None] * len(lt.problem)
+
+    def record(value, off: int, op: Operation) -> None:
+        loc = lt.storage_of.get(value)
+        if loc is None:
+            if off != NO_OFFSET:
+                raise MemoptError(f"offset {off} given for a value that takes no arena space", op)
+            return
+        b, rel = loc
+        if off < 0:
+            raise MemoptError(f"arena value has invalid offset {off}", op)
+        base = off - rel
+        if buffer_offset[b] is None:
+            buffer_offset[b] = base
+        elif buffer_offset[b] != base:
+            raise MemoptError(
+                f"offset {off} disagrees with the storage it aliases (expected {buffer_offset[b] + rel})", op
+            )
+
+    def offsets_of(op: Operation, name: str, n: int) -> list[int]:
+        attr = op.attributes.get(name)
+        if not isinstance(attr, DenseArrayBase):
+            raise MemoptError(f"missing '{name}' attribute on a planned op", op)
+        vals = [int(v) for v in attr.get_values()]
+        if len(vals) != n:
+            raise MemoptError(f"'{name}' has {len(vals)} entries, expected {n}", op)
+        return vals
+
+    args = f.body.blocks[0].args
+    if any(a in lt.storage_of for a in args):
+        for a, off in zip(args, offsets_of(f, ARG_OFFSETS_ATTR, len(args))):
+            record(a, off, f)
+    for op in _ops_with_arena_results(lt):
+        for r, off in zip(op.results, offsets_of(op, OFFSETS_ATTR, len(op.results))):
+            record(r, off, op)
+    missing = [i for i, o in enumerate(buffer_offset) if o is None]
+    if missing:
+        raise MemoptError(f"no offset recorded for buffer '{lt.problem.buffers[missing[0]].id}'", f)
+    return [int(o) for o in buffer_offset], plan.arena_size.data, plan

@@ -1,0 +1,52 @@
+// Lifetimes over region ops: nested ops are numbered inside their parent's span, values read
+// inside a region live until the region op ends, loop-carried slots live across the loop.
+// RUN: memopt-opt %s -p 'plan-memory{alignment=1 strategy=sequential export="%t.csv"}' > /dev/null
+// RUN: filecheck %s --check-prefix=SERIAL < %t.csv
+// RUN: memopt-opt %s -p 'plan-memory{alignment=1 strategy=sequential control-flow=joint export="%t.joint.csv"}' > /dev/null
+// RUN: filecheck %s --check-prefix=JOINT < %t.joint.csv
+// RUN: memopt-opt %s -p 'plan-memory{alignment=1 control-flow=flat},verify-plan' | filecheck %s --check-prefix=FLAT
+
+builtin.module {
+  func.func @main(%x: tensor<16xf32>, %c: tensor<i1>) -> tensor<16xf32> {
+    %a = memopt.compute "relu"(%x) : (tensor<16xf32>) -> tensor<16xf32>
+    %r = memopt.if %c : tensor<i1> -> (tensor<16xf32>) {
+      %t1 = memopt.compute "exp"(%a) : (tensor<16xf32>) -> tensor<16xf32>
+      %t2 = memopt.compute "neg"(%t1) : (tensor<16xf32>) -> tensor<16xf32>
+      memopt.yield %t2 : tensor<16xf32>
+    } else {
+      %e1 = memopt.compute "abs"(%a) : (tensor<16xf32>) -> tensor<32xf32>
+      %e2 = memopt.compute "sum"(%e1) : (tensor<32xf32>) -> tensor<16xf32>
+      memopt.yield %e2 : tensor<16xf32>
+    }
+    %l = memopt.loop 3 iter_args(%acc = %r) : tensor<16xf32> {
+      %n = memopt.compute "add"(%acc, %a) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+      memopt.yield %n : tensor<16xf32>
+    }
+    func.return %l : tensor<16xf32>
+  }
+}
+
+// Steps (serial): 0 relu, 1 if-begin, 2 exp, 3 neg, 4 yield, 5 abs, 6 sum, 7 yield, 8 if-end,
+// 9 loop-begin, 10 add, 11 yield, 12 loop-end, 13 return.
+// SERIAL:      id,lower,upper,size,offset
+// SERIAL-NEXT: x,0,1,64,
+// SERIAL-NEXT: c,0,2,1,
+// SERIAL-NEXT: a,0,13,64,
+// SERIAL-NEXT: r,1,10,64,
+// SERIAL-NEXT: t1,2,4,64,
+// SERIAL-NEXT: t2,3,5,64,
+// SERIAL-NEXT: e1,5,7,128,
+// SERIAL-NEXT: e2,6,8,64,
+// SERIAL-NEXT: l,9,14,64,
+// SERIAL-NEXT: n,10,12,64,
+
+// Joint: both branches overlaid on steps 2..4; the if ends at 5.
+// JOINT:      a,0,10,64,
+// JOINT-NEXT: r,1,7,64,
+// JOINT-NEXT: t1,2,4,64,
+// JOINT-NEXT: t2,3,5,64,
+// JOINT-NEXT: e1,2,4,128,
+// JOINT-NEXT: e2,3,5,64,
+
+// FLAT: func.func @main
+// FLAT-SAME: memopt.plan = #memopt.plan<arena_size = {{[0-9]+}}, lower_bound = {{[0-9]+}}, strategy = "{{.*}}">
