@@ -237,7 +237,12 @@ class GlobalOp(IRDLOperation):
     def parse(cls, parser: Parser) -> GlobalOp:
         sym = parser.parse_symbol_name()
         parser.parse_punctuation(":")
+        type_pos = parser.pos
         t = parser.parse_type()
+        if not isinstance(t, TensorType):
+            parser.raise_error(
+                f"memopt.global type must be a tensor, got {t}", type_pos, parser.pos
+            )
         value = None
         if parser.parse_optional_punctuation("="):
             pos = parser.pos
@@ -247,8 +252,6 @@ class GlobalOp(IRDLOperation):
                     "expected dense elements attribute as global value", pos, parser.pos
                 )
         attrs = parser.parse_optional_attr_dict()
-        if not isinstance(t, TensorType):
-            parser.raise_error(f"memopt.global type must be a tensor, got {t}")
         return cls(sym, t, value, attrs)
 
     def print(self, printer: Printer) -> None:
@@ -862,6 +865,15 @@ class LoopOp(IRDLOperation):
         printer.print_op_attributes(self.attributes, print_keyword=True)
 
 
+class _YieldParent(HasParent):
+    """HasParent(IfOp, LoopOp) with a hash that is stable across runs, so that the
+    order in which traits are verified (a frozenset) -- and hence which error is
+    reported first -- is deterministic."""
+
+    def __hash__(self) -> int:
+        return 0x6D656D6F
+
+
 @irdl_op_definition
 class YieldOp(IRDLOperation):
     """``memopt.yield %a, %b : tensor<4xf32>, tensor<8xf32>``"""
@@ -870,7 +882,7 @@ class YieldOp(IRDLOperation):
 
     values = var_operand_def()
 
-    traits = lazy_traits_def(lambda: (IsTerminator(), HasParent(IfOp, LoopOp)))
+    traits = lazy_traits_def(lambda: (IsTerminator(), _YieldParent(IfOp, LoopOp)))
 
     assembly_format = "attr-dict ($values^ `:` type($values))?"
 

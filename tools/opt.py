@@ -1,2 +1,397 @@
-def main():
-    print("stub")
+"""``memopt-opt``: an xdsl-opt style driver for the memopt dialect and passes.
+
+    memopt-opt [FILE|-] [-o OUT] [--print-op-generic]
+               [-p 'plan-memory{strategy=best alignment=16},verify-plan']
+               [--plan-memory[=strategy=large-first alignment=16]] [--verify-plan] ...
+
+Passes given with ``-p/--passes`` and with ``--<pass-name>[=<options>]`` flags are run
+in command-line order. Every failure is reported as exactly one line on stderr::
+
+    memopt-opt: error: FILE:LINE:COL: message
+
+(exit code 1; internal errors exit with code 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import io
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn, get_type_hints
+
+PROG = "memopt-opt"
+
+
+class DriverError(Exception):
+    """A user-facing error. ``line``/``col`` are optional."""
+
+    def __init__(self, message: str, line: int | None = None, col: int | None = None):
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.col = col
+
+
+class _ArgParser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:  # type: ignore[override]
+        raise DriverError(message)
+
+
+def _one_line(msg: str) -> str:
+    parts = [p.strip() for p in str(msg).splitlines() if p.strip()]
+    return " ".join(parts) if parts else ""
+
+
+# ----------------------------------------------------------------------------- passes
+
+
+def _available_passes() -> dict[str, Callable[[], type]]:
+    from memopt.passes.registry import get_all_passes
+
+    return get_all_passes()
+
+
+def _pass_options(cls: type) -> list[tuple[str, str, str | None]]:
+    """(cli-name, type, default) for each option of a pass dataclass."""
+    out: list[tuple[str, str, str | None]] = []
+    try:
+        hints = get_type_hints(cls)
+    except Exception:
+        hints = {}
+    for f in dataclasses.fields(cls):
+        if f.name == "name" or not f.init:
+            continue
+        t = hints.get(f.name, f.type)
+        tname = getattr(t, "__name__", None) or str(t)
+        if f.default is not dataclasses.MISSING:
+            default: str | None = repr(f.default)
+        elif f.default_factory is not dataclasses.MISSING:  # type: ignore[misc]
+            default = repr(f.default_factory())  # type: ignore[misc]
+        else:
+            default = None
+        out.append((f.name.replace("_", "-"), str(tname), default))
+    return out
+
+
+def _passes_help() -> str:
+    lines = ["passes (as -p 'name{opt=val ...},...' or --name[=opt=val ...]):"]
+    for name, factory in _available_passes().items():
+        try:
+            cls = factory()
+        except Exception as e:  # pass module not available (yet)
+            lines.append(f"  --{name:<22} (unavailable: {type(e).__name__})")
+            continue
+        doc = (cls.__doc__ or "").strip().splitlines()
+        summary = doc[0] if doc and not doc[0].startswith(cls.__name__ + "(") else ""
+        summary = summary or f"({cls.__module__}.{cls.__name__})"
+        lines.append(f"  --{name:<22} {summary}".rstrip())
+        for opt, tname, default in _pass_options(cls):
+            d = f" (default: {default})" if default is not None else " (required)"
+            lines.append(f"      {opt}: {tname}{d}")
+    return "\n".join(lines) + "\n"
+
+
+def _split_pass_flags(
+    argv: Sequence[str], pass_names: Sequence[str]
+) -> tuple[list[str], list[tuple[str, str]]]:
+    """Extract pipeline-building flags from argv, keeping their order.
+
+    Returns (remaining argv, [(kind, text)]) with kind "pipeline" (a -p spec) or
+    "pass" (a ``--name[=opts]`` flag rendered as ``name{opts}``)."""
+    rest: list[str] = []
+    items: list[tuple[str, str]] = []
+    i = 0
+    n = len(argv)
+    while i < n:
+        a = argv[i]
+        if a == "--":
+            rest.extend(argv[i:])
+            break
+        if a in ("-p", "--passes"):
+            if i + 1 >= n:
+                raise DriverError(f"argument {a}: expected a pass pipeline")
+            items.append(("pipeline", argv[i + 1]))
+            i += 2
+            continue
+        if a.startswith("--passes="):
+            items.append(("pipeline", a[len("--passes=") :]))
+            i += 1
+            continue
+        if a.startswith("-p") and not a.startswith("--") and len(a) > 2:
+            items.append(("pipeline", a[2:]))
+            i += 1
+            continue
+        if a.startswith("--"):
+            key, eq, val = a[2:].partition("=")
+            if key in pass_names:
+                items.append(("pass", f"{key}{{{val}}}" if eq and val.strip() else key))
+                i += 1
+                continue
+        rest.append(a)
+        i += 1
+    return rest, items
+
+
+def _build_pipeline(items: list[tuple[str, str]]) -> list[Any]:
+    from xdsl.utils.arg_spec import parse_pipeline
+    from xdsl.utils.exceptions import ArgSpecParseError
+
+    from memopt.diagnostics import MemoptError
+
+    available = _available_passes()
+    passes: list[Any] = []
+    for kind, text in items:
+        try:
+            specs = list(parse_pipeline(text))
+        except ArgSpecParseError as e:
+            lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
+            what = lines[-1] if lines else "syntax error"
+            shown = f"--{text}" if kind == "pass" else text
+            raise DriverError(f"invalid pass pipeline '{shown}': {what}") from None
+        for spec in specs:
+            if spec.name not in available:
+                known = ", ".join(available)
+                raise DriverError(f"unknown pass '{spec.name}' (available passes: {known})")
+            try:
+                cls = available[spec.name]()
+            except Exception as e:
+                raise DriverError(
+                    f"pass '{spec.name}' is not available: {type(e).__name__}: {_one_line(str(e))}"
+                ) from None
+            spec = spec.normalize_parameter_names()
+            valid = {
+                f.name
+                for f in dataclasses.fields(cls)
+                if f.name != "name" and f.init
+            }
+            for key in spec.parameters:
+                if key not in valid:
+                    opts = ", ".join(sorted(k.replace("_", "-") for k in valid)) or "none"
+                    raise DriverError(
+                        f"unknown option '{key.replace('_', '-')}' for pass "
+                        f"'{spec.name}' (valid options: {opts})"
+                    )
+            try:
+                passes.append(cls.from_pass_spec(spec))
+            except (ValueError, MemoptError) as e:
+                raise DriverError(
+                    f"invalid options for pass '{spec.name}': {_one_line(str(e))}"
+                ) from None
+    return passes
+
+
+# ----------------------------------------------------------------------------- context
+
+
+def _make_context() -> Any:
+    from xdsl.context import Context
+
+    ctx = Context()
+
+    def memopt_dialect():
+        from memopt.dialects.memopt import Memopt
+
+        return Memopt
+
+    def lazy(modname: str, attr: str) -> Callable[[], Any]:
+        def load():
+            import importlib
+
+            return getattr(importlib.import_module(modname), attr)
+
+        return load
+
+    ctx.register_dialect("memopt", memopt_dialect)
+    ctx.register_dialect("builtin", lazy("xdsl.dialects.builtin", "Builtin"))
+    ctx.register_dialect("func", lazy("xdsl.dialects.func", "Func"))
+    ctx.register_dialect("arith", lazy("xdsl.dialects.arith", "Arith"))
+    ctx.register_dialect("scf", lazy("xdsl.dialects.scf", "Scf"))
+    ctx.register_dialect("memref", lazy("xdsl.dialects.memref", "MemRef"))
+    ctx.register_dialect("tensor", lazy("xdsl.dialects.tensor", "Tensor"))
+    ctx.register_dialect("linalg", lazy("xdsl.dialects.linalg", "Linalg"))
+    return ctx
+
+
+# ----------------------------------------------------------------------------- main flow
+
+
+def _arg_parser() -> _ArgParser:
+    p = _ArgParser(
+        prog=PROG,
+        description="memopt modular optimizer driver (memory planning for NN graphs)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        add_help=False,
+        allow_abbrev=False,
+    )
+    p.add_argument("input_file", nargs="?", default=None, help="input file ('-' or omitted: stdin)")
+    p.add_argument("-o", "--output-file", default=None, help="output file (default: stdout)")
+    p.add_argument("--print-op-generic", action="store_true", help="print ops in generic form")
+    p.add_argument(
+        "--allow-unregistered-dialect",
+        action="store_true",
+        help="allow ops of unregistered dialects",
+    )
+    p.add_argument(
+        "-p",
+        "--passes",
+        metavar="PIPELINE",
+        help="comma-separated pass pipeline, e.g. 'plan-memory{strategy=best},verify-plan'",
+    )
+    p.add_argument(
+        "--print-pipeline",
+        action="store_true",
+        help="print the resolved pass pipeline on stdout and exit",
+    )
+    p.add_argument("-h", "--help", action="store_true", help="show this help and exit")
+    return p
+
+
+def _run(argv: Sequence[str], state: dict[str, str]) -> int:
+    from memopt.diagnostics import (
+        LocatedParser,
+        MemoptError,
+        exception_message,
+        locate,
+        parse_error_message,
+        verify_located,
+    )
+    from xdsl.printer import Printer
+    from xdsl.utils.exceptions import DiagnosticException, ParseError
+
+    pass_names = list(_available_passes())
+    rest, items = _split_pass_flags(argv, pass_names)
+    parser = _arg_parser()
+    args, unknown = parser.parse_known_args(rest)
+    if args.help:
+        parser.epilog = _passes_help()
+        parser.print_help(sys.stdout)
+        return 0
+    path = args.input_file
+    state["file"] = "<stdin>" if path in (None, "-") else path
+    if unknown:
+        bad = unknown[0]
+        if bad.startswith("--"):
+            key = bad[2:].partition("=")[0]
+            raise DriverError(
+                f"unknown pass or option '--{key}' (available passes: {', '.join(pass_names)})"
+            )
+        raise DriverError(f"unrecognized argument '{bad}'")
+
+    passes = _build_pipeline(items)
+    if args.print_pipeline:
+        sys.stdout.write(",".join(str(p) for p in passes) + "\n")
+        return 0
+
+    # ---- read input
+    if path in (None, "-"):
+        text = sys.stdin.read()
+    else:
+        try:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+        except FileNotFoundError:
+            raise DriverError("could not open input file: no such file or directory") from None
+        except IsADirectoryError:
+            raise DriverError("could not open input file: is a directory") from None
+        except (OSError, UnicodeDecodeError) as e:
+            raise DriverError(f"could not read input file: {_one_line(str(e))}") from None
+
+    # ---- parse
+    ctx = _make_context()
+    ctx.allow_unregistered = args.allow_unregistered_dialect
+    lp = LocatedParser(ctx, text, state["file"])
+    try:
+        module = lp.parse_module()
+    except ParseError as e:
+        loc = e.span.get_location()
+        raise DriverError(parse_error_message(e), loc.line, loc.col) from None
+    except DiagnosticException as e:  # e.g. attribute verification while parsing
+        loc = lp._current_token.span.get_location()  # pyright: ignore[reportPrivateUsage]
+        raise DriverError(exception_message(e), loc.line, loc.col) from None
+
+    def located(e: MemoptError) -> DriverError:
+        loc = locate(e.op)
+        if loc is None:
+            return DriverError(_one_line(e.message))
+        return DriverError(_one_line(e.message), loc[0], loc[1])
+
+    # ---- verify + passes
+    try:
+        verify_located(module)
+        for p in passes:
+            try:
+                p.apply(ctx, module)
+            except MemoptError:
+                raise
+            except DiagnosticException as e:
+                raise DriverError(f"{p.name}: {_one_line(str(e))}") from None
+            verify_located(module)
+    except MemoptError as e:
+        raise located(e) from None
+
+    # ---- print
+    out = io.StringIO()
+    printer = Printer(stream=out, print_generic_format=args.print_op_generic)
+    printer.print_op(module)
+    printer.print_metadata(ctx.loaded_dialects)
+    out.write("\n")
+    result = out.getvalue()
+    if args.output_file is None or args.output_file == "-":
+        sys.stdout.write(result)
+        sys.stdout.flush()
+    else:
+        try:
+            with open(args.output_file, "w", encoding="utf-8") as f:
+                f.write(result)
+        except OSError as e:
+            raise DriverError(
+                f"could not write output file '{args.output_file}': {e.strerror or e}"
+            ) from None
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    if argv is None:
+        argv = sys.argv[1:]
+    state: dict[str, str] = {}
+    code: int
+    try:
+        code = _run(list(argv), state)
+    except DriverError as e:
+        where = state.get("file")
+        prefix = ""
+        if where is not None:
+            prefix = f"{where}:{e.line}:{e.col}: " if e.line is not None else f"{where}: "
+        sys.stderr.write(f"{PROG}: error: {prefix}{_one_line(e.message)}\n")
+        code = 1
+    except BrokenPipeError:
+        # Downstream consumer closed the pipe (e.g. `| head`): not an error of ours.
+        import os
+
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError, io.UnsupportedOperation):
+            pass
+        code = 0
+    except KeyboardInterrupt:
+        sys.stderr.write(f"{PROG}: error: interrupted\n")
+        code = 130
+    except SystemExit as e:
+        code = e.code if isinstance(e.code, int) else 0
+    except BaseException as e:  # noqa: BLE001 - never show a traceback
+        sys.stderr.write(
+            f"{PROG}: error: internal error: {type(e).__name__}: {_one_line(str(e))}\n"
+        )
+        code = 2
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        pass
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

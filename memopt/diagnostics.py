@@ -1,0 +1,154 @@
+"""Located diagnostics for memopt tools.
+
+xDSL 0.74 does not attach source locations to parsed operations. ``LocatedParser``
+records the (line, col) of every operation it parses in a side table, and
+:func:`locate` looks an operation (or its nearest located ancestor) up.
+
+Passes report errors with ``raise MemoptError("message", op)``; the driver prints
+``memopt-opt: error: FILE:LINE:COL: message`` using the op's recorded location.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+from xdsl.dialects.builtin import FileLineColLoc, ModuleOp
+from xdsl.ir import Operation
+from xdsl.parser import Parser
+from xdsl.utils.exceptions import DiagnosticException, ParseError
+from xdsl.utils.lexer import Span
+
+_LOCATIONS: "weakref.WeakKeyDictionary[Operation, tuple[int, int]]" = (
+    weakref.WeakKeyDictionary()
+)
+
+
+class MemoptError(Exception):
+    """An error attributable to (optionally) one operation of the IR."""
+
+    def __init__(self, message: str, op: Operation | None = None):
+        super().__init__(message)
+        self.message = message
+        self.op = op
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def set_location(op: Operation, line: int, col: int) -> None:
+    """Record a source location for ``op`` (also used for ops created by passes
+    that want to inherit the location of the op they replace)."""
+    _LOCATIONS[op] = (line, col)
+
+
+def copy_location(src: Operation, dst: Operation) -> None:
+    """Give ``dst`` the location of ``src`` (if ``src`` has one)."""
+    loc = locate(src)
+    if loc is not None:
+        _LOCATIONS[dst] = loc
+
+
+def own_location(op: Operation) -> tuple[int, int] | None:
+    """The location recorded for exactly this op (no parent fallback)."""
+    loc = _LOCATIONS.get(op)
+    if loc is not None:
+        return loc
+    if isinstance(op.location, FileLineColLoc):
+        return (op.location.line.data, op.location.column.data)
+    return None
+
+
+def locate(op: Operation | None) -> tuple[int, int] | None:
+    """(line, col) of ``op``, falling back to the nearest ancestor with a location."""
+    while op is not None:
+        loc = own_location(op)
+        if loc is not None:
+            return loc
+        op = op.parent_op()
+    return None
+
+
+class LocatedParser(Parser):
+    """An xDSL parser recording the (line, col) at which each operation starts."""
+
+    def parse_operation(self) -> Operation:
+        start = self._current_token.span
+        op = super().parse_operation()
+        loc = start.get_location()
+        _LOCATIONS[op] = (loc.line, loc.col)
+        return op
+
+    def _get_op_by_name(self, name: str) -> type[Operation]:
+        op_type = self.ctx.get_optional_op(
+            name, dialect_stack=self._parser_state.dialect_stack
+        )
+        if op_type is not None:
+            return op_type
+        # Point at the op name token (already consumed), not at the next token.
+        end = self._current_token.span.start
+        content = self.lexer.input.content
+        start = content.rfind(name, 0, end)
+        if start > 0 and content[start - 1] == '"':
+            start -= 1
+        where = Span(start, start + len(name), self.lexer.input) if start >= 0 else None
+        dialect = name.split(".", 1)[0] if "." in name else None
+        if dialect is not None and dialect not in self.ctx.registered_dialect_names:
+            msg = f"unknown operation '{name}': dialect '{dialect}' is not registered"
+        else:
+            msg = f"unknown operation '{name}'"
+        self.raise_error(msg, where)
+
+
+def parse_error_location(e: ParseError) -> tuple[int, int]:
+    loc = e.span.get_location()
+    return loc.line, loc.col
+
+
+def parse_error_message(e: ParseError) -> str:
+    """The one-line message of a parse error (no source excerpt / caret art)."""
+    parts = [line.strip() for line in str(e.msg).splitlines() if line.strip()]
+    return " ".join(parts) if parts else "parse error"
+
+
+def exception_message(e: BaseException) -> str:
+    """An exception's message on one line (lines joined by spaces)."""
+    text = str(e.args[0]) if e.args and isinstance(e.args[0], str) else str(e)
+    parts = [line.strip() for line in text.splitlines() if line.strip()]
+    return " ".join(parts) if parts else type(e).__name__
+
+
+def verify_located(module: ModuleOp) -> None:
+    """Verify ``module`` op by op (innermost first) and raise a MemoptError located at
+    the first op that fails to verify."""
+    for op in module.walk(region_first=True):
+        try:
+            op.verify(verify_nested_ops=False)
+        except (DiagnosticException, ValueError, TypeError) as e:
+            name = op.name
+            msg = exception_message(e)
+            prefix = "Operation does not verify: "
+            if msg.startswith(prefix):
+                msg = msg[len(prefix) :]
+            if msg.startswith(f"'{name}' "):
+                msg = msg[len(name) + 3 :]
+            raise MemoptError(f"'{name}' op {msg}", op) from e
+    # Block/region-level invariants (e.g. missing terminators) are only checked by
+    # nested verification; run it once as a catch-all.
+    try:
+        module.verify()
+    except (DiagnosticException, ValueError, TypeError) as e:
+        raise MemoptError(exception_message(e), None) from e
+
+
+__all__ = [
+    "LocatedParser",
+    "MemoptError",
+    "copy_location",
+    "exception_message",
+    "locate",
+    "own_location",
+    "parse_error_location",
+    "parse_error_message",
+    "set_location",
+    "verify_located",
+]

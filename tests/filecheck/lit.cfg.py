@@ -1,0 +1,25 @@
+# -*- Python -*-
+# lit configuration for memopt FileCheck tests.
+# Run with: PATH=/work/main/.venv/bin:$PATH lit -v tests/filecheck
+import os
+
+import lit.formats
+
+config.name = "memopt"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".mlir", ".test"]
+config.test_source_root = os.path.dirname(os.path.abspath(__file__))
+config.excludes = ["lit.cfg.py", "Inputs"]
+
+# memopt-opt, memopt-pack and filecheck are looked up on the caller's PATH
+# (put the project's virtualenv bin directory on it).
+config.environment["PATH"] = os.environ["PATH"]
+for var in ("HOME", "PYTHONPATH", "VIRTUAL_ENV", "TMPDIR"):
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+
+_repo_root = os.path.dirname(os.path.dirname(config.test_source_root))
+config.substitutions.append(
+    ("%shared", os.path.abspath(os.path.join(_repo_root, "..", "shared")))
+)
+config.substitutions.append(("%examples", os.path.join(_repo_root, "examples")))
