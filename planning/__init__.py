@@ -14,3 +14,6 @@ __all__ = [
     "align_up", "exclusive", "find_conflicts", "live_profile", "lower_bound", "make_strategy",
     "max_live", "nested_lower_bound", "plan", "register_strategy", "strategy_names", "validate",
 ]
+
+# Strategies defined in their own modules register themselves on import (portfolio order).
+from . import megengine as _megengine, nnvm as _nnvm  # noqa: E402,F401

@@ -12,7 +12,7 @@ from collections import defaultdict
 
 import numpy as np
 
-from .problem import Path, Problem
+from .problem import Path, Problem, exclusive
 
 
 def live_profile(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
@@ -52,11 +52,15 @@ def nested_lower_bound(problem: Problem) -> int:
     """Max over execution paths of live bytes: each ``if`` counts only its heaviest branch."""
     if len(problem) == 0:
         return 0
-    starts, ends, sizes = problem.starts, problem.ends, problem.sizes
+    return _nested_max(problem.starts, problem.ends, problem.sizes, [b.path for b in problem.buffers])
+
+
+def _nested_max(starts: np.ndarray, ends: np.ndarray, sizes: np.ndarray, paths: list[Path]) -> int:
+    """``nested_lower_bound`` of the terms ``(start, end, size, path)`` (sizes may be negative)."""
     times = np.unique(np.concatenate([starts, ends]))
     by_path: dict[Path, list[int]] = defaultdict(list)
-    for i, b in enumerate(problem.buffers):
-        by_path[b.path].append(i)
+    for i, p in enumerate(paths):
+        by_path[p].append(i)
     # Every prefix of a path is a node of the branch tree.
     nodes: set[Path] = set()
     for p in by_path:
@@ -80,3 +84,56 @@ def nested_lower_bound(problem: Problem) -> int:
         return total
 
     return int(value(()).max())
+
+
+def lower_bound_inplace(problem: Problem) -> int:
+    """A lower bound that stays valid when the overwrites of ``problem`` are used (``LB_inplace``).
+
+    Only the pairs of ``problem.overwrites`` may share addresses, and a pair shares at most the
+    child's bytes, so at every moment the occupied bytes are at least the live bytes minus, for
+    each overwrite pair live at that moment, the child's size (Bonferroni: ``|A ∪ B ∪ ...| >=
+    sum |A| - sum |A ∩ B|``). The bound is that quantity's maximum over time (per execution path
+    with control flow, as :func:`lower_bound`). Without overwrites it equals :func:`lower_bound`.
+
+    This is deliberately *not* the max-live of the folded problem
+    (:func:`memopt.planning.inplace.fold_overwrites`): folding keeps a whole chain's extent
+    reserved over the chain's lifetime, which a simulating planner (``megengine``'s
+    ``alloc_overwrite`` releases the parent's bytes around the child) can beat, so that figure
+    is an upper-ish reference, not a bound (:func:`folded_max_live` gives it).
+    """
+    if not problem.overwrites:
+        return lower_bound(problem)
+    bufs = problem.buffers
+    seen: set[tuple[int, int]] = set()
+    extra_s, extra_e, extra_z, extra_p = [], [], [], []
+    for w in problem.overwrites:
+        key = (min(w.child, w.parent), max(w.child, w.parent))
+        if key in seen:
+            continue
+        seen.add(key)
+        c, p = bufs[w.child], bufs[w.parent]
+        s, e = max(c.start, p.start), min(c.end, p.end)
+        if s >= e or c.size == 0 or exclusive(c.path, p.path):
+            continue
+        extra_s.append(s)
+        extra_e.append(e)
+        extra_z.append(-min(c.size, p.size))
+        # The pair overlaps only where both run: on the deeper of the two paths.
+        extra_p.append(c.path if len(c.path) >= len(p.path) else p.path)
+    if not extra_s:
+        return lower_bound(problem)
+    starts = np.concatenate([problem.starts, np.asarray(extra_s, np.int64)])
+    ends = np.concatenate([problem.ends, np.asarray(extra_e, np.int64)])
+    sizes = np.concatenate([problem.sizes, np.asarray(extra_z, np.int64)])
+    paths = [b.path for b in bufs] + extra_p
+    if not problem.has_control_flow:
+        _, live = _profile(starts, ends, sizes)
+        return max(0, int(live.max()))
+    return max(0, _nested_max(starts, ends, sizes, paths))
+
+
+def folded_max_live(problem: Problem) -> int:
+    """Max-live of the problem with its overwrite chains folded (see ``lower_bound_inplace``)."""
+    from .inplace import fold_overwrites
+
+    return lower_bound(fold_overwrites(problem)[0])

@@ -18,6 +18,7 @@ from abc import ABC, abstractmethod
 from typing import Callable, ClassVar
 
 from .firstfit import first_fit
+from .inplace import plan_with_inplace
 from .problem import PlanningError, Problem, Solution
 
 
@@ -42,6 +43,9 @@ class OrderedFirstFit(Strategy):
     def key(problem: Problem, i: int): ...
 
     def plan(self, problem: Problem) -> Solution:
+        if problem.overwrites:
+            # Honour in-place permissions: plan the problem with overwrite chains folded.
+            return plan_with_inplace(self, problem)
         order = sorted(range(len(problem)), key=lambda i: self.key(problem, i))
         return Solution.of(problem, first_fit(problem, order), self.name)
 

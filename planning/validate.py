@@ -2,7 +2,9 @@
 
 A plan is valid iff every offset respects its buffer's alignment and is non-negative, and no
 two buffers that can be live at the same time share an address. Buffers in exclusive branches
-of one ``if`` (see :func:`memopt.planning.problem.exclusive`) may share addresses.
+of one ``if`` (see :func:`memopt.planning.problem.exclusive`) may share addresses. The pairs of
+``problem.overwrites`` may overlap too, but only when the child sits exactly at its permitted
+place inside the parent (``child_offset == parent_offset + overwrite.offset``).
 
 The check is a sweep over time with the live set kept sorted by offset, so it costs about
 ``n log n`` plus the number of address neighbours examined, not ``n²``.
@@ -40,6 +42,10 @@ def find_conflicts(problem: Problem, offsets, limit: int = 1) -> list[Conflict]:
             )
             if len(found) >= limit:
                 return found
+    # (child, parent) -> permitted child-minus-parent offsets
+    allowed: dict[tuple[int, int], set[int]] = {}
+    for w in problem.overwrites:
+        allowed.setdefault((w.child, w.parent), set()).add(w.offset)
     order = sorted((i for i in range(len(bufs)) if bufs[i].size > 0), key=lambda i: (bufs[i].start, i))
     by_end = sorted(order, key=lambda i: bufs[i].end)
     active: list[tuple[int, int]] = []  # (offset, index), sorted
@@ -56,6 +62,11 @@ def find_conflicts(problem: Problem, offsets, limit: int = 1) -> list[Conflict]:
         hi = bisect.bisect_left(active, (offsets[i] + b.size, -1))
         for off_j, j in active[lo:hi]:
             if off_j + bufs[j].size > offsets[i] and not exclusive(b.path, bufs[j].path):
+                if allowed and (
+                    offsets[i] - off_j in allowed.get((i, j), ())
+                    or off_j - offsets[i] in allowed.get((j, i), ())
+                ):
+                    continue
                 c = bufs[j]
                 found.append(Conflict(
                     c.id, b.id,

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import io
+import re
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn, get_type_hints
@@ -93,6 +94,24 @@ def _passes_help() -> str:
     return "\n".join(lines) + "\n"
 
 
+_PLAIN_VALUE = re.compile(r"^[A-Za-z0-9_.+,-]*$")
+
+
+def _quote_flag_options(val: str) -> str:
+    """Render ``--pass=k=v k2=v2`` options for xDSL's pipeline syntax.
+
+    Values that are not plain tokens (paths such as ``export=/tmp/plan.csv``) are quoted, so
+    users can write MLIR-style flags without knowing the pipeline grammar.
+    """
+    parts = []
+    for token in val.split():
+        key, eq, value = token.partition("=")
+        if eq and value and not value.startswith('"') and not _PLAIN_VALUE.match(value):
+            token = f'{key}="{value}"'
+        parts.append(token)
+    return " ".join(parts)
+
+
 def _split_pass_flags(
     argv: Sequence[str], pass_names: Sequence[str]
 ) -> tuple[list[str], list[tuple[str, str]]]:
@@ -126,7 +145,7 @@ def _split_pass_flags(
         if a.startswith("--"):
             key, eq, val = a[2:].partition("=")
             if key in pass_names:
-                items.append(("pass", f"{key}{{{val}}}" if eq and val.strip() else key))
+                items.append(("pass", f"{key}{{{_quote_flag_options(val)}}}" if eq and val.strip() else key))
                 i += 1
                 continue
         rest.append(a)
