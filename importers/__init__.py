@@ -1,0 +1,1 @@
+"""memopt.importers: ONNX and TFLite models into the memopt dialect."""
