@@ -1,0 +1,282 @@
+#!/usr/bin/env python3
+"""Plan real models with memopt and, side by side in the same run, with TFLite Micro.
+
+Models come from PyPI packages, fetched with ``pip download --no-deps`` into a cache outside the
+repository (default ``~/.cache/memopt-models``; re-used when present, never committed) and
+unzipped there: mediapipe 0.10.21 (``mediapipe/modules/**.tflite``), silero-vad
+(``silero_vad*.onnx``, real nested ``If``), pymicro-wakeword (int8 streaming models with
+``CALL_ONCE`` and resource variables), openwakeword 0.5.1 (``*.onnx`` and ``*.tflite``, e.g.
+hey_jarvis with an ``If``), and the installed ``onnx`` wheel's own backend test models
+(``onnx/backend/test/data/light/light_*.onnx``).
+
+Per model: import (Python API) → lifetime analysis (``control-flow=serial``, TFLite Micro's
+scheme; in-place hints on) → every registered strategy and ``best`` through the core, each plan
+validated → the ``plan-memory`` + ``verify-plan`` passes on the module. Columns:
+
+  ops, tensors      imported ops / tensors (of every kind, globals included)
+  naive             bytes without any reuse (every arena tensor aligned and kept apart)
+  LB                the lower bound that stays valid with the in-place pairs used
+  <strategy>        arena height of each registered strategy (``search`` only with --budget)
+  best              the smallest; ``best/LB`` its ratio to the bound
+  plan s            seconds of the core planning ``best``
+  TFLM head         TFLite Micro's planned arena (``Arena allocation head`` of
+                    ``print_allocations``), for every .tflite model its interpreter can load
+
+What is compared: TFLite Micro's head holds every non-persistent tensor — inputs, outputs,
+activations — plus kernel scratch buffers, aligned to 16 bytes; memopt's arena holds the function
+arguments (inputs), results and activations, aligned to ``--alignment``. Neither counts weights.
+memopt has no scratch buffers (kernels are not modelled), uses ``memopt.view`` for reshapes (TFLite
+Micro copies), and keeps resource variables off the arena (TFLite Micro: persistent tail).
+
+    python bench/models.py [--cache DIR] [--alignment 16] [--only SUBSTR] [--budget SECONDS]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import ctypes
+import fnmatch
+import os
+import pathlib
+import re
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+
+PACKAGES = [
+    # (pip requirement, glob of the model files inside the wheel)
+    ("mediapipe==0.10.21", "mediapipe/modules/*.tflite"),
+    ("silero-vad", "silero_vad/data/silero_vad*.onnx"),
+    ("pymicro-wakeword", "pymicro_wakeword/models/*.tflite"),
+    ("openwakeword==0.5.1", "openwakeword/resources/models/*"),
+]
+INPUT_SHAPES = {
+    # static shapes for symbolic graph inputs, by input name (one streaming frame, batch 1)
+    "input": (1, 512),          # silero-vad: 512 samples at 16 kHz
+    "state": (2, 1, 128),       # silero-vad v5 LSTM state
+    "h": (2, 1, 64), "c": (2, 1, 64),  # silero-vad v4 (openwakeword's copy)
+    "sr": (),
+    "input_1": (1, 76, 32, 1),  # openwakeword embedding model: 76 mel frames
+}
+INPUT_SHAPES_BY_MODEL = {
+    "melspectrogram.onnx": {"input": (1, 1280)},  # 80 ms of 16 kHz audio
+}
+
+
+def fetch(cache: pathlib.Path) -> list[pathlib.Path]:
+    """Download (once) and unzip the model packages; returns every model file."""
+    wheels = cache / "wheels"
+    models = cache / "models"
+    wheels.mkdir(parents=True, exist_ok=True)
+    out: list[pathlib.Path] = []
+    for req, pattern in PACKAGES:
+        dist = re.split(r"[=<>!]", req)[0].replace("-", "_").lower()
+        version = req.split("==")[1] if "==" in req else None
+        have = [w for w in wheels.glob("*.whl")
+                if w.name.lower().startswith(dist + "-") and (version is None or f"-{version}-" in w.name)]
+        if not have:
+            print(f"# downloading {req} ...", file=sys.stderr)
+            subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "-q", "-d", str(wheels), req],
+                           check=True)
+            have = [w for w in wheels.glob("*.whl")
+                    if w.name.lower().startswith(dist + "-") and (version is None or f"-{version}-" in w.name)]
+        wheel = sorted(have)[-1]
+        with zipfile.ZipFile(wheel) as z:
+            for name in sorted(z.namelist()):
+                if not (name.endswith(".onnx") or name.endswith(".tflite")):
+                    continue
+                if not fnmatch.fnmatch(name, pattern) and not fnmatch.fnmatch(name, pattern.replace("/*", "/**/*")):
+                    continue
+                target = models / name
+                if not target.exists():
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target.write_bytes(z.read(name))
+                out.append(target)
+    import onnx
+
+    light = pathlib.Path(onnx.__file__).parent / "backend" / "test" / "data" / "light"
+    out += sorted(light.glob("light_*.onnx"))
+    return out
+
+
+def input_shapes_for(path: pathlib.Path) -> dict[str, tuple[int, ...]]:
+    """The table's shapes for the graph inputs of an ONNX model that need one."""
+    if path.suffix != ".onnx":
+        return {}
+    import onnx
+
+    model = onnx.load(str(path), load_external_data=False)
+    inits = {i.name for i in model.graph.initializer}
+    table = dict(INPUT_SHAPES)
+    table.update(INPUT_SHAPES_BY_MODEL.get(path.name, {}))
+    shapes = {}
+    for vi in model.graph.input:
+        if vi.name in inits or vi.name not in table:
+            continue
+        dims = vi.type.tensor_type.shape.dim
+        if any(not d.HasField("dim_value") for d in dims):
+            shapes[vi.name] = table[vi.name]
+    return shapes
+
+
+# --------------------------------------------------------------------------- TFLite Micro
+
+
+def tflm_head(path: pathlib.Path) -> str:
+    """TFLite Micro's arena head for a model, measured in a child process (a crash there cannot
+    take the benchmark down): the number, or a short reason."""
+    try:
+        proc = subprocess.run([sys.executable, __file__, "--tflm-child", str(path)],
+                              capture_output=True, text=True, timeout=300)
+    except subprocess.TimeoutExpired:
+        return "timeout"
+    m = re.search(r"Arena allocation head (\d+) bytes", proc.stdout)
+    if m:
+        return m.group(1)
+    err = (proc.stderr.strip().splitlines() or ["crashed"])[-1]
+    return "n/a: " + err[:60]
+
+
+def tflm_child(path: str) -> int:
+    """Load ``path`` in TFLite Micro and print its allocations (the C++ side writes to fds 1/2,
+    captured with ``os.dup2`` into a temporary file)."""
+    from tflite_micro.python.tflite_micro import runtime
+
+    libc = ctypes.CDLL(None)
+    with tempfile.TemporaryFile(mode="w+b") as tmp:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        saved = [os.dup(1), os.dup(2)]  # MicroPrintf writes to stderr on host builds
+        os.dup2(tmp.fileno(), 1)
+        os.dup2(tmp.fileno(), 2)
+        error = None
+        try:
+            interp = runtime.Interpreter.from_file(path, arena_size=256 * 1024 * 1024)
+            interp.print_allocations()
+        except Exception as e:  # unsupported op, allocation failure...
+            error = f"{type(e).__name__}: {e}"
+        finally:
+            libc.fflush(None)
+            for fd, copy in zip((1, 2), saved):
+                os.dup2(copy, fd)
+                os.close(copy)
+        tmp.seek(0)
+        text = tmp.read().decode("utf-8", "replace")
+    sys.stdout.write(text)
+    if error:
+        sys.stderr.write(" ".join(error.split()) + "\n")
+        return 1
+    return 0
+
+
+# --------------------------------------------------------------------------- memopt
+
+
+def plan_model(path: pathlib.Path, alignment: int, budget: float | None):
+    from xdsl.context import Context
+    from xdsl.dialects import func
+
+    from memopt.importers.api import import_model
+    from memopt.passes.lifetime import analyze_function
+    from memopt.passes.plan_memory import PlanMemoryPass
+    from memopt.passes.verify_plan import VerifyPlanPass
+    from memopt.planning import align_up, lower_bound, make_strategy, strategy_names, validate
+    from memopt.planning.bounds import lower_bound_inplace
+
+    t0 = time.perf_counter()
+    r = import_model(str(path), input_shapes_for(path))
+    t_import = time.perf_counter() - t0
+    f = next(op for op in r.module.walk() if isinstance(op, func.FuncOp))
+    lt = analyze_function(f, mode="serial", inplace=True, alignment=alignment)
+    p = lt.problem
+    row = {
+        "ops": r.ops, "tensors": r.tensors,
+        "naive": sum(align_up(b.size, alignment) for b in p.buffers),
+        "LB": lower_bound_inplace(p), "LB0": lower_bound(p), "import s": t_import,
+        "ifs": sum(1 for op in r.module.walk() if op.name in ("memopt.if", "memopt.loop")),
+    }
+    for name in strategy_names():
+        if name == "search" and budget is None:
+            continue
+        kwargs = {"budget": budget} if budget is not None and name in ("search", "best") else {}
+        t1 = time.perf_counter()
+        sol = make_strategy(name, **kwargs).plan(p)
+        dt = time.perf_counter() - t1
+        validate(p, sol)
+        row[name] = sol.height
+        if name == "best":
+            row["plan s"] = dt
+            row["best by"] = sol.strategy
+    # the passes themselves, as memopt-opt runs them (plan written to the IR, then re-verified)
+    PlanMemoryPass(alignment=alignment, budget=budget).apply(Context(), r.module)
+    VerifyPlanPass().apply(Context(), r.module)
+    row["warnings"] = r.warnings
+    return row
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cache", default=os.path.expanduser("~/.cache/memopt-models"))
+    ap.add_argument("--alignment", type=int, default=16)
+    ap.add_argument("--only", default=None, metavar="SUBSTR", help="only models whose path contains SUBSTR")
+    ap.add_argument("--budget", type=float, default=None, help="seconds for anytime strategies (search)")
+    ap.add_argument("--no-tflm", action="store_true", help="skip TFLite Micro")
+    ap.add_argument("--tflm-child", default=None, help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.tflm_child:
+        return tflm_child(args.tflm_child)
+
+    from memopt.importers.common import ModelImportError
+    from memopt.planning import strategy_names
+
+    models = fetch(pathlib.Path(args.cache))
+    if args.only:
+        models = [m for m in models if args.only in str(m)]
+    names = [n for n in strategy_names() if n != "best" and (n != "search" or args.budget is not None)]
+    cols = ["ops", "tensors", "naive", "LB", *names, "best", "best/LB", "plan s", "TFLM head", "best<=TFLM"]
+    print(f"# alignment {args.alignment}; control-flow serial; heights in bytes")
+    print("| model | " + " | ".join(cols) + " |")
+    print("|---|" + "---:|" * len(cols))
+    notes = []
+    totals = {"models": 0, "at_lb": 0, "tflm": 0, "le_tflm": 0}
+    for path in models:
+        label = path.name
+        with contextlib.suppress(ValueError):
+            label = str(path.relative_to(pathlib.Path(args.cache) / "models")).split("/")[0] + "/" + path.name
+        try:
+            row = plan_model(path, args.alignment, args.budget)
+        except ModelImportError as e:
+            print(f"| {label} | import error: {e} |")
+            continue
+        except Exception as e:  # noqa: BLE001 - report, keep going
+            print(f"| {label} | error: {type(e).__name__}: {' '.join(str(e).split())[:120]} |")
+            continue
+        totals["models"] += 1
+        tflm = tflm_head(path) if path.suffix == ".tflite" and not args.no_tflm else "-"
+        le = "-"
+        if tflm.isdigit():
+            totals["tflm"] += 1
+            le = "yes" if row["best"] <= int(tflm) else "NO"
+            totals["le_tflm"] += le == "yes"
+        if row["best"] - row["LB"] < args.alignment:
+            totals["at_lb"] += 1
+        ratio = row["best"] / row["LB"] if row["LB"] else 1.0
+        cells = [row["ops"], row["tensors"], row["naive"], row["LB"], *[row[n] for n in names], row["best"],
+                 f"{ratio:.3f}", f"{row['plan s']:.3f}", tflm, le]
+        print(f"| {label} | " + " | ".join(str(c) for c in cells) + " |")
+        for w in row["warnings"]:
+            notes.append(f"{label}: {w[:200]}")
+        sys.stdout.flush()
+    print()
+    print(f"# {totals['models']} models planned; best within one alignment unit of LB on {totals['at_lb']}; "
+          f"TFLite Micro ran {totals['tflm']}, best <= TFLM head on {totals['le_tflm']} of them")
+    for n in notes:
+        print(f"# note: {n}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

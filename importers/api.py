@@ -1,0 +1,71 @@
+"""One entry point for every model format: :func:`import_model`."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+
+from .common import ModelImportError
+
+FORMATS = ("onnx", "tflite")
+
+
+@dataclass
+class ImportResult:
+    """The imported module and a few counts (for reports and benchmarks)."""
+
+    module: ModuleOp
+    format: str
+    ops: int
+    tensors: int
+    warnings: list[str]
+
+
+def detect_format(path: str, data: bytes | None = None) -> str:
+    """``tflite`` when the file carries the TFLite flatbuffer identifier ``TFL3``, ``onnx`` for
+    ``.onnx`` files; otherwise by extension."""
+    ext = os.path.splitext(path)[1].lower()
+    if data is None:
+        try:
+            with open(path, "rb") as f:
+                data = f.read(8)
+        except FileNotFoundError:
+            raise ModelImportError("no such file") from None
+        except IsADirectoryError:
+            raise ModelImportError("is a directory") from None
+        except OSError as e:
+            raise ModelImportError(f"cannot read file: {e.strerror}") from None
+    if data[4:8] == b"TFL3" or ext == ".tflite":
+        return "tflite"
+    if ext == ".onnx":
+        return "onnx"
+    raise ModelImportError("unknown model format (expected a .onnx or .tflite file)")
+
+
+def import_model(
+    path: str, input_shapes: dict[str, tuple[int, ...]] | None = None, format: str | None = None
+) -> ImportResult:
+    """Import an ONNX or TFLite model into a verified memopt module (raises ModelImportError)."""
+    fmt = format or detect_format(path)
+    if fmt == "onnx":
+        from .onnx_import import import_onnx
+
+        module, b = import_onnx(path, input_shapes)
+    elif fmt == "tflite":
+        from .tflite_import import import_tflite
+
+        module, b = import_tflite(path, input_shapes)
+    else:
+        raise ModelImportError(f"unknown model format '{fmt}' (expected one of: {', '.join(FORMATS)})")
+    module.attributes["memopt.source"] = StringAttr(os.path.basename(path))
+    try:
+        module.verify()
+    except Exception as e:  # the importer's own bug, or a model construct it mis-read
+        msg = " ".join(str(e).split())
+        raise ModelImportError(f"imported IR does not verify: {msg[:300]}") from None
+    return ImportResult(module, fmt, b.n_ops, len(b.decls), list(b.warnings))
+
+
+__all__ = ["FORMATS", "ImportResult", "detect_format", "import_model"]

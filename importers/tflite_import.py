@@ -1,0 +1,371 @@
+"""TFLite models into the memopt dialect (read with the ``tflite`` flatbuffer bindings).
+
+The flatbuffer is first read into plain Python records (:class:`_Subgraph`, :class:`_Op`,
+:class:`_Tensor`) in one guarded pass, so a truncated or corrupt file is one clean error; the
+emission then walks subgraph 0 in its execution order (TFLite's operator order).
+
+Mapping (names and symbols as in :mod:`memopt.importers.common`):
+
+* tensors backed by a non-empty buffer → ``memopt.global`` (off-chip); TFLite files carry
+  static shapes, so ``--input-shape`` may only restate them;
+* ``RESHAPE``/``SQUEEZE``/``EXPAND_DIMS`` → ``memopt.view``; elementwise ops and activations →
+  ``inplace`` hint; ``DEQUANTIZE``/``DENSIFY`` of weights stay ops that write the arena (that is
+  what TFLite and TFLite Micro do at run time);
+* ``IF`` → ``memopt.if``: each branch subgraph is inlined into its region with its inputs bound
+  to the ``IF``'s operands (outer values, live until the ``if`` ends);
+* ``WHILE`` → ``memopt.loop`` with an unknown trip count (planned as 1, marked
+  ``unknown_trip_count``): the body region holds the cond subgraph then the body subgraph, both
+  reading the carried values (block arguments), and yields the body's outputs;
+* ``CALL_ONCE`` → its init subgraph is inlined where the ``CALL_ONCE`` stands: it runs once,
+  before anything else, in the same arena;
+* resource variables (``VAR_HANDLE`` + ``READ_VARIABLE``/``ASSIGN_VARIABLE``, pymicro-wakeword's
+  streaming state) → one ``memopt.global @<shared_name> {variable}`` each, typed by the value
+  assigned to it: persistent state lives outside the planned arena (TFLite Micro keeps it in the
+  arena's persistent tail, not in the planned head); ``READ_VARIABLE`` writes an arena tensor,
+  ``ASSIGN_VARIABLE`` is an op without results;
+* ``CUSTOM`` ops → ``kind`` = their custom code; every other op → ``kind`` = the builtin name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from xdsl.dialects.builtin import UnitAttr
+
+from .common import Key, ModelImportError, ModuleBuilder, format_shape, num_elements
+from .costs import conv_macs, elementwise, matmul_macs
+
+VIEW_OPS = frozenset({"RESHAPE", "SQUEEZE", "EXPAND_DIMS"})
+INPLACE_OPS = frozenset({
+    "ABS", "ADD", "CAST", "CEIL", "COS", "DEQUANTIZE", "DIV", "ELU", "EXP", "FLOOR", "GELU",
+    "HARD_SWISH", "LEAKY_RELU", "LOG", "LOGICAL_AND", "LOGICAL_NOT", "LOGICAL_OR", "LOGISTIC",
+    "LOG_SOFTMAX", "MAXIMUM", "MINIMUM", "MUL", "NEG", "POW", "PRELU", "QUANTIZE", "RELU",
+    "RELU6", "RELU_0_TO_1", "RELU_N1_TO_1", "ROUND", "RSQRT", "SIGN", "SIN", "SOFTMAX", "SQRT",
+    "SQUARE", "SQUARED_DIFFERENCE", "SUB", "TANH",
+})
+_DTYPES = {
+    0: "f32", 1: "f16", 2: "i32", 3: "ui8", 4: "i64", 6: "i1", 7: "i16", 9: "i8", 10: "f64",
+    12: "ui64", 15: "ui32", 16: "ui16", 17: "i4", 18: "bf16",
+}
+_RESOURCE = 13
+
+
+@dataclass
+class _Tensor:
+    name: str
+    shape: tuple[int, ...]
+    dtype: int
+    constant: bool
+    variable: bool
+
+
+@dataclass
+class _Op:
+    kind: str
+    inputs: list[int]
+    outputs: list[int]
+    options: dict[str, object] = field(default_factory=dict)
+
+
+@dataclass
+class _Subgraph:
+    name: str
+    tensors: list[_Tensor]
+    inputs: list[int]
+    outputs: list[int]
+    ops: list[_Op]
+
+
+def _read(path: str) -> list[_Subgraph]:
+    """The model's subgraphs as plain records (raises ModelImportError on any corruption)."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        raise ModelImportError("no such file") from None
+    except IsADirectoryError:
+        raise ModelImportError("is a directory") from None
+    except OSError as e:
+        raise ModelImportError(f"cannot read file: {e.strerror}") from None
+    if len(data) < 8 or data[4:8] != b"TFL3":
+        raise ModelImportError("not a TFLite model (no TFL3 flatbuffer identifier)")
+    try:
+        return _parse(data)
+    except ModelImportError:
+        raise
+    except Exception as e:  # flatbuffers reads out of bounds as IndexError/struct.error...
+        raise ModelImportError(f"malformed TFLite flatbuffer (truncated or corrupt): {type(e).__name__}: {e}") from None
+
+
+def _parse(data: bytes) -> list[_Subgraph]:
+    import tflite
+    from tflite.BuiltinOperator import BuiltinOperator
+    from tflite.BuiltinOptions import BuiltinOptions
+
+    op_names = {v: k for k, v in vars(BuiltinOperator).items() if not k.startswith("_")}
+    model = tflite.Model.GetRootAsModel(data, 0)
+    n_buffers = model.BuffersLength()
+
+    def has_data(b: int) -> bool:
+        if b <= 0 or b >= n_buffers:
+            return False
+        buf = model.Buffers(b)
+        return buf.DataLength() > 0 or buf.Size() > 0
+
+    kinds = []
+    for i in range(model.OperatorCodesLength()):
+        c = model.OperatorCodes(i)
+        code = max(c.BuiltinCode(), c.DeprecatedBuiltinCode())
+        if code == BuiltinOperator.CUSTOM:
+            custom = c.CustomCode()
+            kinds.append(custom.decode("utf-8", "replace") if custom else "CUSTOM")
+        else:
+            kinds.append(op_names.get(code, f"BUILTIN_{code}"))
+
+    def options(op, kind: str) -> dict[str, object]:
+        table = op.BuiltinOptions()
+        if table is None:
+            return {}
+        t = op.BuiltinOptionsType()
+        if t == BuiltinOptions.IfOptions:
+            o = tflite.IfOptions()
+            o.Init(table.Bytes, table.Pos)
+            return {"then": o.ThenSubgraphIndex(), "else": o.ElseSubgraphIndex()}
+        if t == BuiltinOptions.WhileOptions:
+            o = tflite.WhileOptions()
+            o.Init(table.Bytes, table.Pos)
+            return {"cond": o.CondSubgraphIndex(), "body": o.BodySubgraphIndex()}
+        if t == BuiltinOptions.CallOnceOptions:
+            o = tflite.CallOnceOptions()
+            o.Init(table.Bytes, table.Pos)
+            return {"init": o.InitSubgraphIndex()}
+        if t == BuiltinOptions.VarHandleOptions:
+            o = tflite.VarHandleOptions()
+            o.Init(table.Bytes, table.Pos)
+            c, s = o.Container(), o.SharedName()
+            return {"container": (c or b"").decode(), "shared_name": (s or b"").decode()}
+        return {}
+
+    subgraphs = []
+    for s in range(model.SubgraphsLength()):
+        g = model.Subgraphs(s)
+        tensors = []
+        for i in range(g.TensorsLength()):
+            t = g.Tensors(i)
+            shape = t.ShapeAsNumpy()
+            shape = tuple(int(d) for d in shape) if not isinstance(shape, int) else ()
+            name = t.Name()
+            tensors.append(_Tensor(
+                name.decode("utf-8", "replace") if name else f"sg{s}.t{i}",
+                shape, t.Type(), has_data(t.Buffer()), bool(t.IsVariable()),
+            ))
+        ops = []
+        for o in range(g.OperatorsLength()):
+            op = g.Operators(o)
+            idx = op.OpcodeIndex()
+            if not 0 <= idx < len(kinds):
+                raise ModelImportError(f"operator {o} of subgraph {s} has an invalid opcode index {idx}")
+            kind = kinds[idx]
+            ins = [int(x) for x in op.InputsAsNumpy()] if op.InputsLength() else []
+            outs = [int(x) for x in op.OutputsAsNumpy()] if op.OutputsLength() else []
+            for x in ins + outs:
+                if x >= len(tensors) or x < -1:
+                    raise ModelImportError(f"operator {o} ({kind}) of subgraph {s} names tensor {x}, which does not exist")
+            ops.append(_Op(kind, ins, outs, options(op, kind)))
+        gin = [int(x) for x in g.InputsAsNumpy()] if g.InputsLength() else []
+        gout = [int(x) for x in g.OutputsAsNumpy()] if g.OutputsLength() else []
+        # A tensor nobody writes that is not an input is constant too (e.g. an empty shape
+        # operand whose buffer holds no bytes), unless it is a variable or a resource.
+        written = set(gin) | {x for op in ops for x in op.outputs}
+        for i, t in enumerate(tensors):
+            if i not in written and not t.variable and t.dtype != _RESOURCE:
+                t.constant = True
+        gname = g.Name()
+        subgraphs.append(_Subgraph(gname.decode("utf-8", "replace") if gname else f"subgraph{s}", tensors, gin, gout, ops))
+    if not subgraphs:
+        raise ModelImportError("malformed TFLite flatbuffer: the model has no subgraph")
+    return subgraphs
+
+
+def _dtype(t: _Tensor) -> str:
+    try:
+        return _DTYPES[t.dtype]
+    except KeyError:
+        from tflite.TensorType import TensorType
+
+        names = {v: k for k, v in vars(TensorType).items() if not k.startswith("_")}
+        raise ModelImportError(
+            f"tensor '{t.name}': unsupported element type {names.get(t.dtype, t.dtype)}"
+        ) from None
+
+
+class TfliteReader:
+    """Emits a TFLite model through a :class:`ModuleBuilder` (see module docstring)."""
+
+    def __init__(self, path: str, input_shapes: dict[str, tuple[int, ...]]):
+        self.sgs = _read(path)
+        self.instances = 0
+        main = self.sgs[0]
+        names = [main.tensors[i].name for i in main.inputs]
+        for name, shape in input_shapes.items():
+            if name not in names:
+                raise ModelImportError(
+                    f"--input-shape names '{name}', which is not a graph input (inputs: {', '.join(names)})"
+                )
+            have = main.tensors[main.inputs[names.index(name)]].shape
+            if tuple(shape) != have:
+                raise ModelImportError(
+                    f"--input-shape {name}={format_shape(shape)}: TFLite models have static shapes "
+                    f"and '{name}' is {format_shape(have)}"
+                )
+        self.var_of_handle, self.var_types = self._variables()
+
+    def _variables(self):
+        """shared_name of every VAR_HANDLE output, and the tensor assigned to each variable."""
+        var_of_handle: dict[tuple[int, int], str] = {}
+        for s, g in enumerate(self.sgs):
+            for op in g.ops:
+                if op.kind == "VAR_HANDLE" and op.outputs:
+                    name = str(op.options.get("shared_name") or "") or g.tensors[op.outputs[0]].name
+                    var_of_handle[(s, op.outputs[0])] = name
+        var_types: dict[str, _Tensor] = {}
+        for s, g in enumerate(self.sgs):
+            for op in g.ops:
+                if op.kind == "ASSIGN_VARIABLE" and len(op.inputs) > 1:
+                    name = var_of_handle.get((s, op.inputs[0]))
+                    if name is not None:
+                        var_types.setdefault(name, g.tensors[op.inputs[1]])
+        return var_of_handle, var_types
+
+    # ------------------------------------------------------------------ emission
+    def build(self, b: ModuleBuilder):
+        main = self.sgs[0]
+        inst = self._new_instance()
+        inputs = [self._key(b, inst, 0, i) for i in main.inputs]
+        with b.function(inputs):
+            outs = self._emit_subgraph(b, 0, inst, {})
+            return b.finish(outs)
+
+    def _new_instance(self) -> int:
+        self.instances += 1
+        return self.instances - 1
+
+    def _key(self, b: ModuleBuilder, inst: int, s: int, i: int) -> Key:
+        """The builder key of tensor ``i`` of subgraph ``s`` in instance ``inst`` (constants and
+        variables are shared by all instances)."""
+        t = self.sgs[s].tensors[i]
+        handle = self.var_of_handle.get((s, i))
+        if handle is not None:
+            key = ("var", handle)
+            if key not in b.decls:
+                v = self.var_types.get(handle)
+                if v is None:
+                    b.declare(key, handle, (0,), "i8")
+                else:
+                    b.declare(key, handle, v.shape, _dtype(v))
+                b.add_global(key, {"variable": UnitAttr()})
+            return key
+        if t.constant or t.variable:
+            key = ("const", s, i)
+            if key not in b.decls:
+                b.declare(key, t.name, t.shape, _dtype(t))
+                b.add_global(key, {"variable": UnitAttr()} if t.variable and not t.constant else None)
+            return key
+        key = (inst, s, i)
+        if key not in b.decls:
+            if t.dtype == _RESOURCE:
+                raise ModelImportError(f"resource tensor '{t.name}' is not produced by a VAR_HANDLE")
+            b.declare(key, t.name, t.shape, _dtype(t))
+        return key
+
+    def _emit_subgraph(self, b: ModuleBuilder, s: int, inst: int, bound: dict[int, Key]) -> list[Key]:
+        """Emit subgraph ``s``'s ops into the current block; ``bound`` maps its input tensors to
+        outer keys. Returns the keys of its outputs."""
+        g = self.sgs[s]
+
+        def key(i: int) -> Key:
+            return bound[i] if i in bound else self._key(b, inst, s, i)
+
+        for op in g.ops:
+            ins = [key(i) for i in op.inputs if i >= 0]
+            outs = [key(i) for i in op.outputs if i >= 0]
+            self._emit_op(b, s, op, ins, outs)
+        return [key(i) for i in g.outputs]
+
+    def _subgraph_index(self, op: _Op, what: str) -> int:
+        idx = op.options.get(what)
+        if not isinstance(idx, int) or not 0 <= idx < len(self.sgs):
+            raise ModelImportError(f"{op.kind} refers to subgraph {idx}, which does not exist")
+        return idx
+
+    def _bind(self, s: int, values: list[Key]) -> dict[int, Key]:
+        g = self.sgs[s]
+        if len(values) != len(g.inputs):
+            raise ModelImportError(
+                f"subgraph '{g.name}' takes {len(g.inputs)} inputs but is given {len(values)}"
+            )
+        return dict(zip(g.inputs, values))
+
+    def _emit_op(self, b: ModuleBuilder, s: int, op: _Op, ins: list[Key], outs: list[Key]) -> None:
+        kind = op.kind
+        if kind == "VAR_HANDLE":
+            return  # the handle is the variable's memopt.global, read where used
+        if kind == "CALL_ONCE":
+            init = self._subgraph_index(op, "init")
+            self._emit_subgraph(b, init, self._new_instance(), {})
+            return
+        if kind == "IF":
+            then_s, else_s = self._subgraph_index(op, "then"), self._subgraph_index(op, "else")
+
+            def branch(sub: int):
+                return lambda: self._emit_subgraph(b, sub, self._new_instance(), self._bind(sub, ins[1:]))
+
+            b.if_(ins[0], outs, [branch(then_s), branch(else_s)])
+            return
+        if kind == "WHILE":
+            cond_s, body_s = self._subgraph_index(op, "cond"), self._subgraph_index(op, "body")
+            inst = self._new_instance()
+            body_g = self.sgs[body_s]
+            if len(body_g.inputs) != len(ins):
+                raise ModelImportError(f"WHILE body '{body_g.name}' takes {len(body_g.inputs)} inputs, given {len(ins)}")
+            args = [self._key(b, inst, body_s, i) for i in body_g.inputs]
+
+            def body():
+                self._emit_subgraph(b, cond_s, self._new_instance(), self._bind(cond_s, args))
+                return self._emit_subgraph(b, body_s, inst, dict(zip(body_g.inputs, args)))
+
+            b.loop(None, ins, args, body, outs)
+            return
+        if kind in VIEW_OPS and len(ins) >= 1 and len(outs) == 1 and all(b.is_global(k) for k in ins[1:]):
+            b.view(kind, ins[0], outs[0])
+            return
+        b.compute(kind, ins, outs, cost=self._cost(b, kind, ins, outs), inplace=kind in INPLACE_OPS)
+
+    @staticmethod
+    def _cost(b: ModuleBuilder, kind: str, ins: list[Key], outs: list[Key]) -> int:
+        shapes_in = [b.decl(k).shape for k in ins]
+        shapes_out = [b.decl(k).shape for k in outs]
+        out0 = shapes_out[0] if shapes_out else ()
+        if kind in ("CONV_2D", "CONV_3D") and len(shapes_in) > 1 and shapes_in[1]:
+            return conv_macs(out0, num_elements(shapes_in[1][1:]))
+        if kind == "DEPTHWISE_CONV_2D" and len(shapes_in) > 1 and len(shapes_in[1]) == 4:
+            return conv_macs(out0, shapes_in[1][1] * shapes_in[1][2])
+        if kind == "TRANSPOSE_CONV" and len(shapes_in) > 2 and len(shapes_in[1]) == 4:
+            w = shapes_in[1]
+            return conv_macs(shapes_in[2], w[0] * w[1] * w[2])
+        if kind == "FULLY_CONNECTED" and len(shapes_in) > 1 and shapes_in[1]:
+            return matmul_macs(out0, shapes_in[1][-1])
+        if kind == "BATCH_MATMUL" and shapes_in and shapes_in[0]:
+            return matmul_macs(out0, shapes_in[0][-1])
+        return elementwise(shapes_out, shapes_in[0] if shapes_in else None)
+
+
+def import_tflite(path: str, input_shapes: dict[str, tuple[int, ...]] | None = None):
+    """Import a TFLite model file; returns ``(module, builder)``."""
+    reader = TfliteReader(path, dict(input_shapes or {}))
+    b = ModuleBuilder()
+    module = reader.build(b)
+    return module, b
+
+
+__all__ = ["INPLACE_OPS", "TfliteReader", "VIEW_OPS", "import_tflite"]

@@ -1,0 +1,300 @@
+"""ONNX importer: small models built here with ``onnx.helper`` (no network)."""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto as TP, helper, numpy_helper
+from xdsl.context import Context
+from xdsl.dialects import func
+
+from memopt.dialects.memopt import ComputeOp, GetGlobalOp, GlobalOp, IfOp, LoopOp, ViewOp, byte_size
+from memopt.importers.api import import_model
+from memopt.importers.common import ModelImportError, parse_input_shapes, sanitize
+from memopt.passes.plan_memory import PlanMemoryPass
+from memopt.passes.verify_plan import VerifyPlanPass
+from memopt.tools.importer import main as import_main
+
+
+def save(tmp_path, graph, name="m.onnx", opset=17):
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    path = tmp_path / name
+    onnx.save(model, str(path))
+    return str(path)
+
+
+def init(name, shape, dtype=np.float32):
+    return numpy_helper.from_array(np.zeros(shape, dtype=dtype), name)
+
+
+def ops_of(module, cls):
+    return [op for op in module.walk() if isinstance(op, cls)]
+
+
+def plan_rows(module, tmp_path, **opts):
+    csv = tmp_path / "plan.csv"
+    PlanMemoryPass(alignment=1, export=str(csv), **opts).apply(Context(), module)
+    VerifyPlanPass().apply(Context(), module)
+    rows = {}
+    for line in csv.read_text().splitlines()[1:]:
+        name, lo, hi, size, off = line.split(",")
+        rows[name] = (int(lo), int(hi), int(size), int(off))
+    return rows
+
+
+def conv_chain(tmp_path, batch="N"):
+    x = helper.make_tensor_value_info("input:0", TP.FLOAT, [batch, 3, 8, 8])
+    y = helper.make_tensor_value_info("out", TP.FLOAT, None)
+    nodes = [
+        helper.make_node("Conv", ["input:0", "w1", "b1"], ["conv1/out"], pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["conv1/out"], ["relu1"]),
+        helper.make_node("Conv", ["relu1", "w2"], ["conv2"], group=4),
+        helper.make_node("Flatten", ["conv2"], ["flat"]),
+        helper.make_node("Sigmoid", ["flat"], ["out"]),
+    ]
+    g = helper.make_graph(nodes, "chain", [x], [y],
+                          [init("w1", (8, 3, 3, 3)), init("b1", (8,)), init("w2", (8, 2, 1, 1))])
+    return save(tmp_path, g)
+
+
+def test_conv_chain_names_costs_globals_views(tmp_path):
+    r = import_model(conv_chain(tmp_path), {"input:0": (1, 3, 8, 8)})
+    m = r.module
+    assert [g.sym_name.data for g in ops_of(m, GlobalOp)] == ["w1", "b1", "w2"]
+    comps = ops_of(m, ComputeOp)
+    assert [c.kind.data for c in comps] == ["Conv", "Relu", "Conv", "Sigmoid"]
+    conv1, relu, conv2, sig = comps
+    # MACs: out elements x Cin/groups x kernel area
+    assert conv1.cost.value.data == (8 * 8 * 8) * 3 * 9
+    assert conv2.cost.value.data == (8 * 8 * 8) * 2 * 1
+    assert relu.inplace_indices() == (0,) and conv1.inplace is None
+    assert isinstance(conv1.inputs[1].owner, GetGlobalOp)
+    (view,) = ops_of(m, ViewOp)
+    assert view.source is conv2.outputs[0] and str(view.result.type) == "tensor<1x512xf32>"
+    # names: sanitized hint, original kept verbatim
+    assert conv1.outputs[0].name_hint == "conv1.out"
+    assert conv1.attributes["names"].data[0].data == "conv1/out"
+    f = ops_of(m, func.FuncOp)[0]
+    assert f.body.block.args[0].name_hint == "input.0"
+    assert "memopt.name" in str(f.arg_attrs)
+    rows = plan_rows(m, tmp_path)
+    assert rows["conv1.out"][2] == 8 * 8 * 8 * 4
+    assert "flat" not in rows  # view: aliases conv2
+    assert rows["conv2"][1] == rows["out"][0] + 1  # conv2 lives through the view until Sigmoid reads it
+
+
+def test_symbolic_dim_needs_input_shape(tmp_path, capsys):
+    path = conv_chain(tmp_path)
+    with pytest.raises(ModelImportError, match=r"graph input 'input:0' has symbolic dimension 'N' \(dim 0\)"):
+        import_model(path)
+    assert import_main([path]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"memopt-import: error: {path}: graph input 'input:0'") and err.count("\n") == 1
+    with pytest.raises(ModelImportError, match="rank 4, not 2"):
+        import_model(path, {"input:0": (1, 3)})
+    with pytest.raises(ModelImportError, match="not a graph input"):
+        import_model(path, {"x": (1,)})
+
+
+@pytest.mark.parametrize("elem, mlir, nbytes", [
+    (TP.FLOAT, "f32", 4), (TP.FLOAT16, "f16", 2), (TP.BOOL, "i1", 1), (TP.UINT8, "ui8", 1),
+    (TP.INT8, "i8", 1), (TP.INT32, "i32", 4), (TP.INT64, "i64", 8), (TP.DOUBLE, "f64", 8),
+    (TP.BFLOAT16, "bf16", 2),
+])
+def test_element_types_and_byte_sizes(tmp_path, elem, mlir, nbytes):
+    x = helper.make_tensor_value_info("x", elem, [2, 3])
+    y = helper.make_tensor_value_info("y", elem, [2, 3])
+    g = helper.make_graph([helper.make_node("Identity", ["x"], ["t"]),
+                           helper.make_node("Transpose", ["t"], ["y"], perm=[0, 1])], "g", [x], [y])
+    r = import_model(save(tmp_path, g))
+    (op,) = ops_of(r.module, ComputeOp)
+    assert str(op.outputs[0].type) == f"tensor<2x3x{mlir}>"
+    assert byte_size(op.outputs[0].type) == 6 * nbytes
+
+
+def test_constant_nodes_and_folded_constants_are_globals(tmp_path):
+    x = helper.make_tensor_value_info("x", TP.FLOAT, [4])
+    y = helper.make_tensor_value_info("y", TP.FLOAT, [4])
+    nodes = [
+        helper.make_node("Constant", [], ["k"], value=numpy_helper.from_array(np.ones(4, np.float32))),
+        helper.make_node("ConstantOfShape", ["shp"], ["z"]),  # all inputs constant: folded
+        helper.make_node("Add", ["x", "k"], ["s"]),
+        helper.make_node("Add", ["s", "z"], ["y"]),
+    ]
+    g = helper.make_graph(nodes, "g", [x], [y], [numpy_helper.from_array(np.array([4], np.int64), "shp")])
+    r = import_model(save(tmp_path, g))
+    assert sorted(g.sym_name.data for g in ops_of(r.module, GlobalOp)) == ["k", "shp", "z"]
+    assert [c.kind.data for c in ops_of(r.module, ComputeOp)] == ["Add", "Add"]
+
+
+def _branch(name, nodes, out, shape):
+    return helper.make_graph(nodes, name, [], [helper.make_tensor_value_info(out, TP.FLOAT, shape)])
+
+
+def if_model(tmp_path, nested=False):
+    """y = If(c) then: big = Tile(x) (16 elems) -> ReduceSum ; else: x*2 (4 elems); the else
+    branch optionally holds a nested If reading `x` and `pre` from the outer graph."""
+    x = helper.make_tensor_value_info("x", TP.FLOAT, [4])
+    c = helper.make_tensor_value_info("c", TP.BOOL, [])
+    c2 = helper.make_tensor_value_info("c2", TP.BOOL, [])
+    y = helper.make_tensor_value_info("y", TP.FLOAT, [4])
+    then_g = _branch("then", [
+        helper.make_node("Tile", ["x", "reps"], ["big"]),
+        helper.make_node("Reshape", ["big", "shape44"], ["big2"]),
+        helper.make_node("ReduceSum", ["big2", "axes0"], ["t_out"], keepdims=0),
+    ], "t_out", [4])
+    if nested:
+        inner_then = _branch("inner_then", [helper.make_node("Mul", ["x", "pre"], ["it_out"])], "it_out", [4])
+        inner_else = _branch("inner_else", [helper.make_node("Sub", ["pre", "x"], ["ie_out"])], "ie_out", [4])
+        else_g = _branch("else", [helper.make_node("If", ["c2"], ["e_out"], then_branch=inner_then,
+                                                   else_branch=inner_else)], "e_out", [4])
+    else:
+        else_g = _branch("else", [helper.make_node("Mul", ["x", "two"], ["e_out"])], "e_out", [4])
+    nodes = [
+        helper.make_node("Relu", ["x"], ["pre"]),
+        helper.make_node("If", ["c"], ["mid"], then_branch=then_g, else_branch=else_g),
+        helper.make_node("Add", ["mid", "pre"], ["y"]),
+    ]
+    inits = [numpy_helper.from_array(np.array([4], np.int64), "reps"),
+             numpy_helper.from_array(np.array([4, 4], np.int64), "shape44"),
+             numpy_helper.from_array(np.array([0], np.int64), "axes0"),
+             numpy_helper.from_array(np.full(4, 2, np.float32), "two")]
+    g = helper.make_graph(nodes, "g", [x, c, c2] if nested else [x, c], [y], inits)
+    return save(tmp_path, g)
+
+
+def test_if_branches_of_different_sizes(tmp_path):
+    r = import_model(if_model(tmp_path))
+    (if_op,) = ops_of(r.module, IfOp)
+    then_kinds = [op.name for op in if_op.then_region.block.ops]
+    assert then_kinds.count("memopt.compute") == 2 and "memopt.view" in then_kinds
+    rows = plan_rows(r.module, tmp_path)
+    assert rows["big"][2] == 64 and rows["mid"][2] == 16
+    # branches are numbered inside the if's span; the result lives from the if's begin step
+    assert rows["mid"][0] < rows["big"][0] < rows["big"][1] <= rows["mid"][1]
+    # x is read in both branches: it lives until the if ends, i.e. past the then-branch's ops
+    assert rows["x"][1] > rows["big"][1]
+
+
+def test_nested_if_reads_outer_values(tmp_path):
+    r = import_model(if_model(tmp_path, nested=True))
+    outer, inner = ops_of(r.module, IfOp)
+    assert inner.parent_op() is outer
+    f = ops_of(r.module, func.FuncOp)[0]
+    x = f.body.block.args[0]
+    mul = next(op for op in inner.then_region.block.ops if isinstance(op, ComputeOp))
+    assert mul.inputs[0] is x and mul.inputs[1].name_hint == "pre"
+    rows = plan_rows(r.module, tmp_path)
+    # `pre` is read inside the nested if and after the outer if: alive across the whole outer if
+    assert rows["pre"][1] > rows["mid"][0] + 1
+    assert rows["pre"][0] < rows["mid"][0]
+    assert rows["pre"][1] >= rows["y"][0] + 1
+
+
+def test_if_on_a_known_shape_test_is_inlined(tmp_path):
+    # cond = (Size(x) == 4), a constant once x's shape is static: only the taken branch exists
+    x = helper.make_tensor_value_info("x", TP.FLOAT, ["n"])
+    y = helper.make_tensor_value_info("y", TP.FLOAT, None)
+    then_g = _branch("then", [helper.make_node("Neg", ["x"], ["t_out"])], "t_out", None)
+    else_g = _branch("else", [helper.make_node("Squeeze", ["x", "ax"], ["e_out"])], "e_out", None)
+    nodes = [helper.make_node("Size", ["x"], ["sz"]),
+             helper.make_node("Equal", ["sz", "four"], ["c"]),
+             helper.make_node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g)]
+    g = helper.make_graph(nodes, "g", [x], [y], [numpy_helper.from_array(np.array(4, np.int64), "four"),
+                                                 numpy_helper.from_array(np.array([0], np.int64), "ax")])
+    r = import_model(save(tmp_path, g), {"x": (4,)})
+    assert not ops_of(r.module, IfOp)
+    assert "Neg" in [c.kind.data for c in ops_of(r.module, ComputeOp)]
+
+
+def test_loop_with_constant_trip_count_and_scan_output(tmp_path):
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+         helper.make_node("Add", ["acc_in", "x"], ["acc_out"]),
+         helper.make_node("Mul", ["acc_out", "x"], ["scan_elem"])],
+        "body",
+        [helper.make_tensor_value_info("iter", TP.INT64, []),
+         helper.make_tensor_value_info("cond_in", TP.BOOL, []),
+         helper.make_tensor_value_info("acc_in", TP.FLOAT, [4])],
+        [helper.make_tensor_value_info("cond_out", TP.BOOL, []),
+         helper.make_tensor_value_info("acc_out", TP.FLOAT, [4]),
+         helper.make_tensor_value_info("scan_elem", TP.FLOAT, [4])],
+    )
+    x = helper.make_tensor_value_info("x", TP.FLOAT, [4])
+    outs = [helper.make_tensor_value_info("final", TP.FLOAT, [4]),
+            helper.make_tensor_value_info("scans", TP.FLOAT, None)]
+    g = helper.make_graph([helper.make_node("Loop", ["M", "", "x"], ["final", "scans"], body=body)],
+                          "g", [x], outs, [numpy_helper.from_array(np.array(3, np.int64), "M")])
+    r = import_model(save(tmp_path, g))
+    (loop,) = ops_of(r.module, LoopOp)
+    assert loop.trip_count.value.data == 3 and "unknown_trip_count" not in loop.attributes
+    assert [str(t) for t in loop.outputs.types] == ["tensor<4xf32>", "tensor<3x4xf32>"]
+    kinds = [op.kind.data for op in loop.body.block.ops if isinstance(op, ComputeOp)]
+    assert kinds[:2] == ["Loop.iteration_num", "Loop.condition"] and kinds[-1] == "Loop.scan_output_write"
+    x_arg = ops_of(r.module, func.FuncOp)[0].body.block.args[0]
+    add = next(op for op in loop.body.block.ops if isinstance(op, ComputeOp) and op.kind.data == "Add")
+    assert add.inputs[1] is x_arg  # captured from the outer scope
+    rows = plan_rows(r.module, tmp_path)
+    assert rows["scans.init"][2] == 48
+
+
+def test_loop_without_trip_count_is_marked_unknown(tmp_path):
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["cond_in"], ["cond_out"]), helper.make_node("Neg", ["v"], ["v2"])],
+        "body",
+        [helper.make_tensor_value_info("i", TP.INT64, []), helper.make_tensor_value_info("cond_in", TP.BOOL, []),
+         helper.make_tensor_value_info("v", TP.FLOAT, [2])],
+        [helper.make_tensor_value_info("cond_out", TP.BOOL, []), helper.make_tensor_value_info("v2", TP.FLOAT, [2])],
+    )
+    g = helper.make_graph(
+        [helper.make_node("Loop", ["", "c", "x"], ["y"], body=body)], "g",
+        [helper.make_tensor_value_info("x", TP.FLOAT, [2]), helper.make_tensor_value_info("c", TP.BOOL, [])],
+        [helper.make_tensor_value_info("y", TP.FLOAT, [2])])
+    r = import_model(save(tmp_path, g))
+    (loop,) = ops_of(r.module, LoopOp)
+    assert "unknown_trip_count" in loop.attributes and loop.trip_count.value.data == 1
+
+
+def test_unknown_op_imported_generically(tmp_path):
+    x = helper.make_tensor_value_info("x", TP.FLOAT, [2, 2])
+    y = helper.make_tensor_value_info("y", TP.FLOAT, [2, 2])
+    node = helper.make_node("FancyThing", ["x"], ["y"], domain="com.example")
+    model = helper.make_model(helper.make_graph([node], "g", [x], [y]),
+                              opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.example", 1)])
+    path = tmp_path / "custom.onnx"
+    onnx.save(model, str(path))
+    r = import_model(str(path))
+    assert [c.kind.data for c in ops_of(r.module, ComputeOp)] == ["FancyThing"]
+
+
+def test_bad_files_give_one_line_errors(tmp_path, capsys):
+    good = conv_chain(tmp_path)
+    data = open(good, "rb").read()
+    trunc = tmp_path / "trunc.onnx"
+    trunc.write_bytes(data[: len(data) // 2])
+    garbage = tmp_path / "garbage.onnx"
+    garbage.write_bytes(b"\x07\xff\xfe garbage \x00\x01" * 10)
+    for path in (trunc, garbage):
+        assert import_main([str(path), "--input-shape", "input:0=1x3x8x8"]) == 1
+        err = capsys.readouterr().err
+        assert err.startswith(f"memopt-import: error: {path}: not a valid ONNX model"), err
+        assert err.count("\n") == 1
+    assert import_main([str(tmp_path / "nope.onnx")]) == 1
+    assert "no such file" in capsys.readouterr().err
+    assert import_main([good, "--input-shape", "input:0=1xa"]) == 1
+    assert "dimensions must be integers" in capsys.readouterr().err
+
+
+def test_cli_writes_output_file(tmp_path):
+    out = tmp_path / "out.mlir"
+    assert import_main([conv_chain(tmp_path), "--input-shape", "input:0=1x3x8x8", "-o", str(out)]) == 0
+    text = out.read_text()
+    assert text.startswith("builtin.module") and 'memopt.compute "Conv"' in text
+
+
+def test_helpers():
+    assert parse_input_shapes(["in:0=1x576", "sr=", "a=b=2,3"]) == {"in:0": (1, 576), "sr": (), "a=b": (2, 3)}
+    assert sanitize("model/conv:0") == "model.conv.0"
+    assert sanitize("53") == "v53"
+    assert sanitize("Slice_1") == "Slice.1"  # xDSL would strip a trailing _<digits>
