@@ -14,11 +14,24 @@ How the branches of an ``if`` are numbered is the control-flow mode:
 * ``joint``  — overlaid on the same steps and marked exclusive through each buffer's branch
   ``path``, so the planner may give both branches the same addresses.
 
+``analyze_function`` also accepts the *planning* modes of ``plan-memory``: ``merge`` uses the
+joint numbering (seed 002's Algorithm 2 runs on the jointly numbered problem, see
+:mod:`memopt.planning.control_flow`). :func:`if_spans` describes every ``if`` of a joint
+numbering for that algorithm. Storage decisions never depend on the mode, only step numbers
+and paths do, so a plan made in any mode can be read back and checked (``verify-plan``) with
+the joint analysis.
+
 Storage (the planning unit, a :class:`~memopt.planning.Buffer`):
 
 * a fresh buffer for every tensor result of a compute op (or unknown op), every function
   argument and every ``if`` result; a loop's carried values get one buffer per carried slot,
   shared by the body's block argument and the loop's result;
+* a value yielded out of an ``if`` branch is computed straight into the ``if`` result's storage
+  (no copy) when it is a compute (or nested ``if``) result defined directly in that branch's
+  block and not yielded twice by that yield: it has no buffer of its own. Otherwise (a yielded
+  function argument, an outer value, a view, a loop result) the branch's yield is a copy into
+  the result's storage, and the value keeps its own buffer. The ``if`` result's buffer is live
+  for the whole ``if``, so it covers the yielded value's life in every branch;
 * ``memopt.view`` results alias their source (a read dependency): no buffer of their own, the
   source's buffer lives as long as its last alias (views of off-chip weights stay off-chip);
 * ``memopt.get_global`` results are off-chip, ``memopt.dma_wait`` results live in the DMA
@@ -49,8 +62,11 @@ from memopt.dialects.memopt import (
     ComputeOp, DmaWaitOp, GetGlobalOp, IfOp, LoopOp, ViewOp, byte_size,
 )
 from memopt.planning import Buffer, Overwrite, Path, Problem, PlanningError, align_up
+from memopt.planning.control_flow import IfSpan
 
-CONTROL_FLOW_MODES = ("serial", "flat", "joint")
+NUMBERINGS = ("serial", "flat", "joint")
+CONTROL_FLOW_MODES = ("flat", "serial", "merge", "joint")
+"""Modes of ``plan-memory``'s ``control-flow`` option (``merge`` is numbered as ``joint``)."""
 
 
 @dataclass
@@ -66,7 +82,9 @@ class Numbering:
 
 def number_ops(body: Block, mode: str = "serial") -> Numbering:
     """Number the ops of a function body (see module docstring for the modes)."""
-    if mode not in CONTROL_FLOW_MODES:
+    if mode == "merge":
+        mode = "joint"
+    if mode not in NUMBERINGS:
         raise ValueError(f"unknown control-flow mode '{mode}'")
     num = Numbering()
 
@@ -103,6 +121,49 @@ def number_ops(body: Block, mode: str = "serial") -> Numbering:
 
     num.last_step = walk_block(body, 0, ()) - 1
     return num
+
+
+def if_spans(num: Numbering) -> list[IfSpan]:
+    """Every ``if`` of a numbering as an :class:`IfSpan` (meaningful for the joint numbering).
+
+    The span covers the steps of the branches' ops, from the step after the ``if``'s begin to
+    its end step (excluded): every tensor of a branch lives there, since the branch's last op,
+    its yield, comes right before the end step. (At least one step, for degenerate ifs.)
+    """
+    spans = []
+    for op, if_id in num.if_ids.items():
+        block = op.parent_block()
+        path = num.path.get(block, ()) if block is not None else ()
+        start = num.begin[op] + 1
+        spans.append(IfSpan(if_id, path, start, max(num.end[op], start + 1), 2))
+    return sorted(spans, key=lambda s: s.if_id)
+
+
+def _yield_aliases(body: Block) -> dict[SSAValue, SSAValue]:
+    """Branch values to compute in place of the ``if`` result they are yielded as.
+
+    See the module docstring for the rule; the result maps a branch value to its ``if`` result.
+    """
+    aliases: dict[SSAValue, SSAValue] = {}
+    for op in body.walk():
+        if not isinstance(op, IfOp):
+            continue
+        for region in (op.then_region, op.else_region):
+            for block in region.blocks:
+                y = block.last_op
+                if y is None or len(y.operands) != len(op.results):
+                    continue
+                for v, res in zip(y.operands, op.results):
+                    if (
+                        isinstance(v, OpResult)
+                        and isinstance(v.op, (ComputeOp, IfOp))
+                        and v.op.parent_block() is block
+                        and v not in aliases
+                        and isinstance(res.type, TensorType)
+                        and v.type == res.type
+                    ):
+                        aliases[v] = res
+    return aliases
 
 
 @dataclass
@@ -168,8 +229,13 @@ def analyze_function(
     size: list[int] = []
     path: list[Path] = []
     offchip: set[SSAValue] = set()
+    aliases = _yield_aliases(body)
 
     def new_buffer(value: SSAValue, step: int, block_path: Path) -> None:
+        target = aliases.get(value)
+        if target is not None and target in storage_of:  # computed into the if result
+            storage_of[value] = storage_of[target]
+            return
         t = value.type
         assert isinstance(t, TensorType)
         try:
@@ -238,6 +304,10 @@ def analyze_function(
                 op = op.parent_op()
             if step is None:  # used outside its scope: verifier should have caught it
                 raise MemoptError(f"value '{value.name_hint or '?'}' used outside its scope", user)
+            if isinstance(value, OpResult) and step <= num.begin[value.op]:
+                # xDSL does not check dominance: a use before the definition would be dropped
+                # from the lifetime and the plan would be silently wrong.
+                raise MemoptError(f"value '%{value.name_hint or '?'}' is used before it is defined", user)
             end[b] = max(end[b], step + 1)
     # Loop-carried slots live across the whole loop; region bodies may write if results late.
     for op in body.walk():
@@ -302,6 +372,7 @@ def planned_functions(module: Operation) -> list[func.FuncOp]:
 
 
 __all__ = [
-    "CONTROL_FLOW_MODES", "FunctionLifetimes", "Numbering", "analyze_function", "align_up",
-    "number_ops", "planned_functions", "value_location_op", "value_names",
+    "CONTROL_FLOW_MODES", "NUMBERINGS", "FunctionLifetimes", "IfSpan", "Numbering",
+    "analyze_function", "align_up", "if_spans", "number_ops", "planned_functions",
+    "value_location_op", "value_names",
 ]

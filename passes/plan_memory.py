@@ -10,10 +10,29 @@ Options:
   strategy      registered strategy name or ``best`` (default: run them all, keep the smallest)
   alignment     byte alignment of every offset (default 16, as TFLite Micro)
   inplace       let ops with an ``inplace`` hint overwrite an input that dies there (default true)
-  control-flow  how ``if`` branches are numbered: serial | flat | joint (default serial)
+  control-flow  how ``if`` branches share memory: flat | serial | merge | joint (default joint)
   capacity      fail when an arena exceeds this many bytes (default: unlimited)
   budget        seconds for anytime strategies (``search``; admits them into ``best``)
   export        path of a CSV file to write the plan to
+
+Control-flow modes (the planning core of each is :mod:`memopt.planning.control_flow`):
+
+* ``flat``   — both branches of an ``if`` overlaid on its span and *not* exclusive, as if they
+  could run together (the branch-oblivious baseline);
+* ``serial`` — branches numbered one after the other (TFLite Micro's scheme);
+* ``merge``  — seed 002's Algorithm 2: each branch planned on its own, innermost first, one
+  region of ``max(branch peaks)`` reserved for the whole ``if`` in its parent;
+* ``joint``  — every tensor planned at once with branch-exclusive interference; the merge and
+  serial layouts are valid for the same problem and are kept instead when lower, so ``joint``
+  never loses to either.
+
+In a function that contains an ``if``, the plan's strategy reads ``"<strategy>/<mode>"`` with
+the mode whose layout was kept (``joint`` may report ``merge`` or ``serial``); functions
+without ``if`` are the same problem in every mode and keep the bare strategy name. The
+``lower_bound`` is always ``LB_nest`` of the joint numbering (max over execution paths of the
+live bytes), whatever the mode: the serial and flat problems would over- or mis-state it.
+Exported CSV rows carry the intervals of the numbering the layout was planned in (serial steps
+for ``serial``, joint steps otherwise).
 """
 
 from __future__ import annotations
@@ -25,9 +44,12 @@ from xdsl.dialects import builtin
 from xdsl.passes import ModulePass
 
 from memopt.diagnostics import MemoptError
-from memopt.passes.lifetime import CONTROL_FLOW_MODES, FunctionLifetimes, analyze_function, planned_functions
+from memopt.passes.lifetime import (
+    CONTROL_FLOW_MODES, FunctionLifetimes, analyze_function, if_spans, planned_functions,
+)
 from memopt.passes.plan_io import write_plan
-from memopt.planning import PlanningError, Solution, lower_bound, make_strategy, validate
+from memopt.planning import PlanningError, Solution, Strategy, lower_bound, make_strategy, validate
+from memopt.planning.control_flow import flat_problem, merge, plan_joint, with_mode
 from memopt.planning.csvio import write_rows
 
 
@@ -50,6 +72,45 @@ def check_options(strategy: str, alignment: int, control_flow: str, capacity: in
 
 
 @dataclass(frozen=True)
+class FunctionPlan:
+    """A function's layout, the lifetimes it was planned on, and the true lower bound."""
+
+    lifetimes: FunctionLifetimes
+    """Storage of every value; its problem is the one ``solution`` was planned and checked on."""
+    solution: Solution
+    lower_bound: int
+    """``LB_nest`` of the joint numbering."""
+
+
+def plan_function_memory(
+    f, strategy: Strategy, *, control_flow: str = "joint", inplace: bool = True, alignment: int = 16
+) -> FunctionPlan:
+    """Plan one function in one control-flow mode (see module docstring); validated."""
+    joint = analyze_function(f, mode="joint", inplace=inplace, alignment=alignment)
+    lb = lower_bound(joint.problem)
+    spans = if_spans(joint.numbering)
+    lt = joint
+    if not spans:
+        solution = strategy.plan(joint.problem)
+    elif control_flow == "joint":
+        serial = analyze_function(f, mode="serial", inplace=inplace, alignment=alignment)
+        solution = plan_joint(joint.problem, spans, strategy, [("serial", strategy.plan(serial.problem))])
+    elif control_flow == "merge":
+        solution = merge(joint.problem, spans, strategy)
+    elif control_flow == "flat":
+        lt = FunctionLifetimes(joint.func, flat_problem(joint.problem), joint.numbering, joint.storage_of, joint.owner)
+        solution = with_mode(strategy.plan(lt.problem), "flat")
+    else:
+        lt = analyze_function(f, mode=control_flow, inplace=inplace, alignment=alignment)
+        solution = with_mode(strategy.plan(lt.problem), control_flow)
+    try:
+        validate(lt.problem, solution)
+    except PlanningError as e:
+        raise MemoptError(f"internal error: strategy '{solution.strategy}' produced an invalid plan: {e}", f) from None
+    return FunctionPlan(lt, solution, lb)
+
+
+@dataclass(frozen=True)
 class PlanMemoryPass(ModulePass):
     """Plan the arena of every function (see module docstring)."""
 
@@ -58,28 +119,25 @@ class PlanMemoryPass(ModulePass):
     strategy: str = "best"
     alignment: int = 16
     inplace: bool = True
-    control_flow: str = "serial"
+    control_flow: str = "joint"
     capacity: int | None = None
     budget: float | None = None
     export: str | None = None
 
-    def plan_function(self, lt: FunctionLifetimes) -> Solution:
+    def _strategy(self) -> Strategy:
         kwargs = {"budget": self.budget} if self.budget is not None and self.strategy in ("best", "search") else {}
-        solution = make_strategy(self.strategy, **kwargs).plan(lt.problem)
-        try:
-            validate(lt.problem, solution)
-        except PlanningError as e:
-            raise MemoptError(f"internal error: strategy '{solution.strategy}' produced an invalid plan: {e}", lt.func) from None
-        return solution
+        return make_strategy(self.strategy, **kwargs)
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         check_options(self.strategy, self.alignment, self.control_flow, self.capacity, self.budget)
         rows = []
         funcs = planned_functions(op)
         for f in funcs:
-            lt = analyze_function(f, mode=self.control_flow, inplace=self.inplace, alignment=self.alignment)
-            solution = self.plan_function(lt)
-            lb = lower_bound(lt.problem)
+            fp = plan_function_memory(
+                f, self._strategy(), control_flow=self.control_flow, inplace=self.inplace,
+                alignment=self.alignment,
+            )
+            lt, solution, lb = fp.lifetimes, fp.solution, fp.lower_bound
             if self.capacity is not None and solution.height > self.capacity:
                 raise MemoptError(
                     f"arena of '@{f.sym_name.data}' needs {solution.height} bytes, over capacity "
@@ -97,3 +155,7 @@ class PlanMemoryPass(ModulePass):
                     out.write(write_rows(rows))
             except OSError as e:
                 raise MemoptError(f"plan-memory: cannot write export file '{self.export}': {e.strerror}") from None
+        # DMA staging buffers (insert-dma) are on-chip too: place them after the largest arena.
+        from memopt.passes.dma_layout import place_dma_buffers
+
+        place_dma_buffers(op, self.alignment)

@@ -4,16 +4,17 @@ Nothing here imports xDSL, so the core can be tested, benchmarked and reused on 
 every pass, by ``memopt-pack`` on CSV traces, and by future simulators).
 """
 
-from .bounds import live_profile, lower_bound, max_live, nested_lower_bound
+from .bounds import folded_max_live, live_profile, lower_bound, lower_bound_inplace, max_live, nested_lower_bound
 from .problem import Buffer, Overwrite, Path, PlanningError, Problem, Solution, align_up, exclusive
 from .strategies import Strategy, make_strategy, plan, register_strategy, strategy_names
 from .validate import Conflict, find_conflicts, validate
 
 __all__ = [
     "Buffer", "Conflict", "Overwrite", "Path", "PlanningError", "Problem", "Solution", "Strategy",
-    "align_up", "exclusive", "find_conflicts", "live_profile", "lower_bound", "make_strategy",
+    "align_up", "exclusive", "folded_max_live", "lower_bound_inplace", "find_conflicts", "live_profile", "lower_bound", "make_strategy",
     "max_live", "nested_lower_bound", "plan", "register_strategy", "strategy_names", "validate",
 ]
 
 # Strategies defined in their own modules register themselves on import (portfolio order).
 from . import megengine as _megengine, nnvm as _nnvm  # noqa: E402,F401
+from . import search as _search  # noqa: E402,F401  (registers the "search" strategy)

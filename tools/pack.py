@@ -30,6 +30,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", default="-", help="output CSV (default: stdout)")
     p.add_argument("--strategy", default="best", help=f"one of: {', '.join(strategy_names())} (default: best)")
     p.add_argument("--capacity", type=int, default=None, help="fail unless the arena fits in N bytes")
+    p.add_argument("--budget", type=float, default=None,
+                   help="seconds for anytime strategies (search); with 'best', admits them")
     p.add_argument("--check", action="store_true", help="validate the input's offset column instead of planning")
     p.add_argument("--stats", action="store_true", help="print buffers, LB, height, seconds to stderr")
     return p
@@ -44,6 +46,8 @@ def run(argv: list[str] | None = None) -> int:
         raise PlanningError(f"{source}: cannot read: {e.strerror}") from None
     if args.capacity is not None and args.capacity < 0:
         raise PlanningError(f"--capacity must be >= 0, got {args.capacity}")
+    if args.budget is not None and args.budget <= 0:
+        raise PlanningError(f"--budget must be > 0 seconds, got {args.budget}")
     problem, given = read_problem(text, source)
     t0 = time.perf_counter()
     if args.check:
@@ -51,7 +55,14 @@ def run(argv: list[str] | None = None) -> int:
             raise PlanningError(f"{source}: --check needs an offset column")
         solution = Solution.of(problem, given, "given")
     else:
-        solution = make_strategy(args.strategy).plan(problem)
+        options: dict = {}
+        if args.strategy == "search":
+            options["capacity"] = args.capacity  # stop as soon as the plan fits
+            if args.budget is not None:
+                options["budget"] = args.budget
+        elif args.strategy == "best" and args.budget is not None:
+            options = {"budget": args.budget, "options": {"search": {"capacity": args.capacity}}}
+        solution = make_strategy(args.strategy, **options).plan(problem)
     seconds = time.perf_counter() - t0
     try:
         validate(problem, solution)

@@ -1,0 +1,109 @@
+"""Benchmark the ``search`` strategy (a script, not a test).
+
+Prints three tables:
+
+* minimalloc's challenging suite A–F at capacity 1,048,576 (height, % over best known, % over
+  LB, seconds);
+* every idealloc trace without a capacity (height, LB, % over LB, seconds);
+
+(the ``greedy`` columns are the portfolio ``best`` without a budget, for comparison; ``seconds``
+is the search alone, which includes whatever part of the portfolio it runs itself)
+* scaling on ``synthetic.nn_like(n)`` for n = 1k, 5k, 10k, 20k (seconds, height/LB, greedy/LB).
+
+Usage: ``python bench/search.py [--budget S] [--only NAME] [--bench-dir DIR]``. ``--budget`` is
+the per-run budget (default: 60 s for A–F, 10 s for the others); ``--only`` keeps the rows whose
+name contains NAME (``--only C.``, ``--only resnet``, ``--only nn_like``). Every plan is validated.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+from memopt.planning import lower_bound, make_strategy, validate
+from memopt.planning.csvio import read_problem
+from memopt.planning.search import SearchStrategy
+from memopt.planning.synthetic import nn_like
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DEFAULT_DIR = os.path.normpath(os.path.join(HERE, "..", "..", "shared", "bench"))
+CAPACITY = 1_048_576
+BEST_KNOWN = {"A": 1_048_576, "B": 1_048_576, "C": 1_039_360, "D": 1_045_504, "E": 1_048_576,
+              "F": 1_048_576}
+
+
+def greedy_of(problem) -> int:
+    """Height of the greedy portfolio (``best`` without a budget), for comparison."""
+    return make_strategy("best").plan(problem).height
+
+
+def run(problem, budget, capacity=None):
+    strategy = SearchStrategy(budget=budget, capacity=capacity)
+    t0 = time.perf_counter()
+    sol = strategy.plan(problem)
+    seconds = time.perf_counter() - t0
+    validate(problem, sol)
+    return sol, seconds, strategy.stats
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--budget", type=float, default=None, help="seconds per run")
+    ap.add_argument("--only", default=None, help="only rows whose name contains this")
+    ap.add_argument("--bench-dir", default=DEFAULT_DIR)
+    args = ap.parse_args(argv)
+
+    def wanted(name: str) -> bool:
+        return args.only is None or args.only in name
+
+    mm_dir = os.path.join(args.bench_dir, "minimalloc")
+    rows = [n for n in "ABCDEF" if wanted(f"{n}.{CAPACITY}.csv")]
+    if rows:
+        budget = args.budget if args.budget is not None else 60.0
+        print(f"minimalloc suite, capacity {CAPACITY:,}, budget {budget:g} s")
+        print(f"{'file':<6}{'greedy':>11}{'height':>11}{'fits':>6}{'over best %':>13}{'over LB %':>11}"
+              f"{'seconds':>9}  source")
+        for name in rows:
+            path = os.path.join(mm_dir, f"{name}.{CAPACITY}.csv")
+            problem, _ = read_problem(open(path).read(), path)
+            lb = lower_bound(problem)
+            sol, sec, stats = run(problem, budget, CAPACITY)
+            best = BEST_KNOWN[name]
+            print(f"{name:<6}{greedy_of(problem):>11,}{sol.height:>11,}{'yes' if sol.height <= CAPACITY else 'NO':>6}"
+                  f"{100 * (sol.height - best) / best:>13.2f}{100 * (sol.height - lb) / lb:>11.2f}"
+                  f"{sec:>9.2f}  {stats.get('source')}", flush=True)
+        print()
+
+    ia_dir = os.path.join(args.bench_dir, "idealloc")
+    files = sorted(f for f in os.listdir(ia_dir) if f.endswith(".csv") and wanted(f)) if os.path.isdir(ia_dir) else []
+    if files:
+        budget = args.budget if args.budget is not None else 10.0
+        print(f"idealloc traces, no capacity, budget {budget:g} s")
+        print(f"{'file':<26}{'buffers':>8}{'greedy':>15}{'height':>15}{'LB':>15}{'over LB %':>11}{'seconds':>9}")
+        for f in files:
+            path = os.path.join(ia_dir, f)
+            problem, _ = read_problem(open(path).read(), path)
+            lb = lower_bound(problem)
+            sol, sec, stats = run(problem, budget)
+            print(f"{f:<26}{len(problem):>8}{greedy_of(problem):>15,}{sol.height:>15,}{lb:>15,}"
+                  f"{100 * (sol.height - lb) / lb:>11.3f}{sec:>9.2f}", flush=True)
+        print()
+
+    sizes = [n for n in (1000, 5000, 10000, 20000) if wanted(f"nn_like({n})")]
+    if sizes:
+        budget = args.budget if args.budget is not None else 10.0
+        print(f"scaling on synthetic.nn_like(n), no capacity, budget {budget:g} s")
+        print(f"{'n':>7}{'greedy/LB':>11}{'height/LB':>11}{'seconds':>9}  source")
+        for n in sizes:
+            problem = nn_like(n)
+            lb = lower_bound(problem)
+            sol, sec, stats = run(problem, budget)
+            print(f"{n:>7}{greedy_of(problem) / lb:>11.4f}{sol.height / lb:>11.4f}{sec:>9.2f}  "
+                  f"{stats.get('source')}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

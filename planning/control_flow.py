@@ -1,0 +1,231 @@
+"""Control flow in the planning core: the branch tree, seed 002's Algorithm 2, joint packing.
+
+A problem with control flow is numbered *jointly*: the branches of every ``if`` are overlaid on
+the same steps, and each buffer's ``path`` says which branch (of which ``if``, nested) holds it
+(:func:`memopt.planning.problem.exclusive`). The ``if`` ops themselves are described by
+:class:`IfSpan`: the ``if``'s id, the path of the block it sits in, and the steps its branches
+run over (after its begin step, where it reads its condition, and before its end step, where
+its results are complete). Every buffer of a branch lives inside that span.
+
+Two ways to plan such a problem:
+
+* :func:`merge_plan` — Algorithm 2 exactly: from the innermost ``if`` outward, plan each branch
+  on its own with the chosen strategy, reserve one *region* of ``max(branch peaks)`` that lives
+  for the whole ``if`` span, plan that region as a single buffer together with the tensors of
+  the parent block (only tensors at the same nesting depth are planned together), and place the
+  branch tensors inside it at their branch-local offsets.
+* :func:`plan_joint` — plan every buffer at once; the strategies honour branch exclusivity
+  (:func:`memopt.planning.firstfit.first_fit`), so branch tensors may use any hole left by the
+  parent's tensors instead of one contiguous region. The joint problem is the exact one, so any
+  plan valid for it may be kept: :func:`plan_joint` also takes the merge layout (always valid,
+  see :func:`merge_plan`) and caller-supplied candidate layouts (e.g. the serial-numbered plan,
+  valid because serial numbering only adds conflicts) and keeps the lowest. ``joint <= merge``
+  and ``joint <= serial`` therefore hold by construction, not by luck.
+
+``merge <= flat`` is *not* guaranteed: both are greedy, and the contiguous region can fragment
+the parent's layout; the benchmarks (``bench/control_flow.py``) report it, the property tests
+check only what is guaranteed.
+
+The solutions' ``strategy`` reads ``"<strategy>/<mode>"``, with the mode whose layout was kept
+(``joint``, ``merge``, or a candidate's name).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Callable, Iterable, Sequence
+
+from .problem import Buffer, Overwrite, Path, PlanningError, Problem, Solution
+from .strategies import Best, Strategy
+from .validate import find_conflicts
+
+
+@dataclass(frozen=True, slots=True)
+class IfSpan:
+    """One ``if`` of a jointly numbered problem.
+
+    ``path`` is the branch path of the block holding the ``if``; its branch ``k`` holds the
+    buffers whose path starts with ``path + ((if_id, k),)``. The branches run over the
+    half-open ``[start, end)``, which contains every buffer of its branches: this is the span
+    Algorithm 2's region lives over ("for the duration of the control-flow op"). It excludes
+    the ``if``'s own begin and end steps, where no branch tensor exists, so a tensor that dies
+    as the ``if`` reads it (its condition) does not collide with the region.
+    """
+
+    if_id: int
+    path: Path
+    start: int
+    end: int
+    branches: int = 2
+
+    def branch(self, k: int) -> Path:
+        return self.path + ((self.if_id, k),)
+
+
+@dataclass(frozen=True)
+class BranchTree:
+    """The nesting of a problem's buffers: a node is a branch path (``()`` is the top level)."""
+
+    own: dict[Path, tuple[int, ...]]
+    """Buffer indices whose path is exactly the node (the tensors *at that depth*)."""
+    ifs: dict[Path, tuple[IfSpan, ...]]
+    """The ``if`` ops directly inside each node, in start order."""
+
+    def depth(self) -> int:
+        """Deepest nesting of ``if`` ops (0 without control flow)."""
+        return max((len(s.path) + 1 for spans in self.ifs.values() for s in spans), default=0)
+
+
+def branch_tree(problem: Problem, spans: Iterable[IfSpan]) -> BranchTree:
+    """Group buffers by path and ``if`` spans by parent; reject inconsistent inputs.
+
+    Raises :class:`PlanningError` when a buffer names an ``if`` without a span, a branch index
+    the span does not have, or lives outside its ``if``'s span.
+    """
+    by_id: dict[int, IfSpan] = {}
+    ifs: dict[Path, list[IfSpan]] = defaultdict(list)
+    for s in spans:
+        if s.if_id in by_id:
+            raise PlanningError(f"duplicate span for if {s.if_id}")
+        if s.end <= s.start or s.branches < 1:
+            raise PlanningError(f"if {s.if_id}: empty span [{s.start}, {s.end})")
+        by_id[s.if_id] = s
+        ifs[s.path].append(s)
+    for s in by_id.values():
+        for depth, (if_id, k) in enumerate(s.path):
+            parent = by_id.get(if_id)
+            if parent is None or parent.path != s.path[:depth] or not 0 <= k < parent.branches:
+                raise PlanningError(f"if {s.if_id}: path {s.path} names an unknown branch")
+    own: dict[Path, list[int]] = defaultdict(list)
+    for i, b in enumerate(problem.buffers):
+        for depth, (if_id, k) in enumerate(b.path):
+            s = by_id.get(if_id)
+            if s is None or s.path != b.path[:depth] or not 0 <= k < s.branches:
+                raise PlanningError(f"buffer '{b.id}': path {b.path} names an unknown branch")
+            if b.start < s.start or b.end > s.end:
+                raise PlanningError(
+                    f"buffer '{b.id}' [{b.start}, {b.end}) lives outside its if's span [{s.start}, {s.end})"
+                )
+        own[b.path].append(i)
+    return BranchTree(
+        {p: tuple(v) for p, v in own.items()},
+        {p: tuple(sorted(v, key=lambda s: (s.start, s.if_id))) for p, v in ifs.items()},
+    )
+
+
+PlanLevel = Callable[[Problem], Solution]
+
+
+def merge_plan(problem: Problem, spans: Iterable[IfSpan], plan_level: PlanLevel) -> Solution:
+    """Seed 002 Algorithm 2 with ``plan_level`` planning every nesting level (see module doc).
+
+    The result is valid for the jointly numbered ``problem``: two tensors of one level are
+    separated by that level's plan; a branch tensor lies inside its ``if``'s region, in address
+    and in time, and the level's plan keeps that region clear of everything live beside it;
+    tensors of different branches of one ``if`` are exclusive. Each region is aligned to the
+    largest alignment it contains, so branch-local aligned offsets stay aligned.
+    """
+    tree = branch_tree(problem, spans)
+    names = {b.id for b in problem.buffers}
+    top_name = ""
+
+    def region_id(if_id: int) -> str:
+        rid = f"if#{if_id}"
+        while rid in names:
+            rid += "'"
+        return rid
+
+    def plan_node(node: Path) -> tuple[int, dict[int, int], int]:
+        """(height, offset of every buffer of the subtree relative to the node, alignment)."""
+        nonlocal top_name
+        own = tree.own.get(node, ())
+        regions = []
+        for s in tree.ifs.get(node, ()):
+            height, offsets, align = 0, {}, 1
+            for k in range(s.branches):
+                h, o, a = plan_node(s.branch(k))
+                height, align = max(height, h), max(align, a)
+                offsets.update(o)
+            regions.append((s, height, offsets, align))
+        if not own and not regions:
+            return 0, {}, 1
+        local = {g: j for j, g in enumerate(own)}
+        buffers = [problem.buffers[g] for g in own] + [
+            Buffer(region_id(s.if_id), h, s.start, s.end, a, node) for s, h, _, a in regions
+        ]
+        overwrites = [
+            Overwrite(local[w.child], local[w.parent], w.offset)
+            for w in problem.overwrites
+            if w.child in local and w.parent in local
+        ]
+        sol = plan_level(Problem.of(buffers, overwrites))
+        if node == ():
+            top_name = sol.strategy
+        offsets = {g: sol.offsets[j] for j, g in enumerate(own)}
+        for r, (_, _, inner, _) in enumerate(regions):
+            base = sol.offsets[len(own) + r]
+            offsets.update({g: base + o for g, o in inner.items()})
+        return sol.height, offsets, max(b.alignment for b in buffers)
+
+    _, offsets, _ = plan_node(())
+    return Solution.of(problem, [offsets[i] for i in range(len(problem))], top_name)
+
+
+def merge(problem: Problem, spans: Sequence[IfSpan], strategy: Strategy) -> Solution:
+    """Algorithm 2 with one strategy at every level; ``best`` runs it once per portfolio member.
+
+    Running the whole merge per member (rather than picking the best member per level) keeps
+    the reported strategy meaningful and lets a member that is worse on one branch but better
+    overall win. Ties go to the earlier member, as in ``best``.
+    """
+    members = strategy.members() if isinstance(strategy, Best) else [strategy]
+    chosen: Solution | None = None
+    for member in members:
+        sol = merge_plan(problem, spans, member.plan)
+        if chosen is None or sol.height < chosen.height:
+            chosen = Solution(sol.offsets, sol.height, member.name)
+    assert chosen is not None
+    return with_mode(chosen, "merge")
+
+
+def with_mode(solution: Solution, mode: str) -> Solution:
+    """The same layout with ``"/<mode>"`` appended to its strategy name."""
+    return Solution(solution.offsets, solution.height, f"{solution.strategy}/{mode}")
+
+
+def plan_joint(
+    problem: Problem,
+    spans: Sequence[IfSpan],
+    strategy: Strategy,
+    candidates: Sequence[tuple[str, Solution]] = (),
+) -> Solution:
+    """Plan all tensors together with branch-exclusive interference; never worse than merge.
+
+    ``candidates`` are ``(mode, solution)`` layouts made for other numberings of the same buffers
+    (same order); each is kept only if it is valid for ``problem``. Ties prefer the direct joint
+    plan, then merge, then the candidates in order, so the choice is deterministic.
+    """
+    best = with_mode(strategy.plan(problem), "joint")
+    options = [merge(problem, spans, strategy)]
+    for mode, sol in candidates:
+        if len(sol.offsets) == len(problem) and not find_conflicts(problem, sol.offsets, limit=1):
+            options.append(with_mode(Solution.of(problem, sol.offsets, sol.strategy), mode))
+    for sol in options:
+        if sol.height < best.height:
+            best = sol
+    return best
+
+
+def flat_problem(problem: Problem) -> Problem:
+    """The same buffers with their paths dropped: branches as if they could run together."""
+    return Problem.of(
+        [Buffer(b.id, b.size, b.start, b.end, b.alignment) for b in problem.buffers],
+        problem.overwrites,
+    )
+
+
+__all__ = [
+    "BranchTree", "IfSpan", "branch_tree", "flat_problem", "merge", "merge_plan", "plan_joint",
+    "with_mode",
+]

@@ -1,0 +1,678 @@
+"""``search``: an anytime planner that improves on the greedy portfolio.
+
+Plan of work (every step keeps the best valid plan found so far, so stopping anywhere is safe):
+
+0. Seed with large-first (cheap). With a ``capacity`` the rest of the greedy portfolio (every
+   registered strategy that does not itself use a budget) runs next, since it often fits at
+   once; without one it runs after step 1, and only if step 1 did not prove its plan optimal
+   (no greedy plan can beat a proven optimum). The result is never worse than the portfolio.
+   Whenever the best height reaches the target (the lower bound, or ``capacity``), stop.
+
+1. **Branch and bound over canonical placements** in the style of MiniMalloc (Moffitt,
+   "MiniMalloc: A Lightweight Memory Allocator for Hardware-Accelerated Machine Learning",
+   ASPLOS 2023; google/minimalloc ``src/solver.cc``). Given a height ``cap``, buffers are placed
+   one at a time, each at its *canonical* offset: the top of the already-placed buffers it
+   overlaps (aligned up), so the search never tries offsets inside gaps. Pruning rules:
+
+   * **canonical ordering** — placements happen in non-decreasing ``(offset, preorder)``; a
+     buffer whose key is below the last placement's is skipped at this node;
+   * **dominance** — no buffer is placed at or above the lowest possible top
+     ``min(min_offset + size)`` of the unplaced buffers (that would leave a gap another buffer
+     fills), and when a placed buffer has nothing unplaced above it ("hatless") its siblings
+     need not be tried after it fails;
+   * **section inference with a monotonic floor** — time is cut into the cross sections seen
+     just before every buffer ends; in each, the unplaced bytes must still fit on top of
+     ``max(section floor, current offset)``;
+   * **dynamic ordering** — candidates are tried by their current minimum offset, ties broken by
+     a static preorder (MiniMalloc's ``WAT``/``TAW``/``TWA``: lifetime width, area, section total);
+   * **dynamic decomposition** — once every buffer crossing a section boundary is placed, the two
+     sides are solved independently.
+
+   Several preorders are tried round-robin with a node limit that doubles every round (as
+   MiniMalloc does). Without a ``capacity`` the caps are chosen by a binary search between the
+   lower bound (``bounds.lower_bound``) and the best height found; a branch that is exhausted
+   without hitting its node limit proves that cap infeasible and raises the lower bound.
+
+2. **Hill climbing over the placement order** with the remaining budget (Arm Vela's
+   ``HillClimb`` allocator, TelaMalloc-style order search): starting from the best order known, a buffer that reaches
+   the peak (or a random one) is moved earlier in the order, :func:`first_fit` re-plans it, and
+   the change is kept when the height does not grow. This is the fallback for traces too large
+   or too irregular for the exact search.
+
+Control flow: buffers in exclusive branches are not neighbours, so they may share addresses.
+Section totals and floors assume that every buffer of a section conflicts with every other,
+which branches break, so with branch paths those two pruning rules are switched off (plans stay
+valid; the search is just weaker, and its failures prove nothing). Alignment is honoured by rounding every canonical offset up.
+``Problem.overwrites`` are ignored (they are permissions, not obligations).
+
+Budget split: branch and bound gets 70 % of the budget (90 % with a capacity), hill climbing
+the rest; the portfolio's own run time counts against the budget but is never cut short.
+
+Measured (``bench/search.py``, budget 60 s): minimalloc's challenging suite at capacity
+1,048,576 — A, B, C, D, F fit (0.2–14 s); E does not (best 1,137,664, +8.5 %; it stops at its work
+cap after ~36 s). Every idealloc trace reaches its lower bound in about 1 s (budget 10 s);
+``nn_like(20000)`` goes from greedy +0.32 % to LB in about 4 s.
+
+Determinism: all search decisions depend only on the problem, ``seed`` and counted work (branch
+and bound nodes, hill-climbing evaluations), never on the clock. The budget is turned into a
+work cap (``budget * NODES_PER_SECOND`` nodes; first-fit evaluations count ``len(problem) / 32``
+nodes each), so on a machine that does that much work within the budget the result is the same
+on every run; the wall clock is only a hard stop that can cut the search short on a slower or
+loaded machine, and only then can two runs differ. Pass ``nodes=`` for an explicit work cap.
+"""
+
+from __future__ import annotations
+
+import bisect
+import random
+import sys
+import time
+from typing import Sequence
+
+import numpy as np
+
+from .bounds import lower_bound
+from .firstfit import first_fit
+from .problem import Problem, Solution, exclusive
+from .strategies import Strategy, _REGISTRY, register_strategy
+from .validate import find_conflicts
+
+NODES_PER_SECOND = 6_000
+"""Work units the budget buys per second (a conservative estimate of this code's speed)."""
+
+_OK, _FAIL, _ABORT = 0, 1, 2
+_BIG = 1 << 62
+_HEURISTICS = ("WAT", "TAW", "TWA")
+
+
+class _Abort(Exception):
+    pass
+
+
+class _Work:
+    """Counts work against a cap and a wall-clock deadline (the deadline is a hard stop only)."""
+
+    def __init__(self, cap: int, deadline: float) -> None:
+        self.cap = cap
+        self.used = 0
+        self.deadline = deadline
+        self._next_clock = 0
+
+    def spend(self, units: int = 1) -> bool:
+        """Record work; False once the cap or the deadline is reached."""
+        self.used += units
+        if self.used >= self.cap:
+            return False
+        if self.used >= self._next_clock:
+            self._next_clock = self.used + 256
+            if time.perf_counter() >= self.deadline:
+                self.cap = self.used  # stay exhausted
+                return False
+        return True
+
+    def charge(self, units: int) -> None:
+        """Account for work done by a sub-budget (and notice a passed deadline)."""
+        self.used += units
+        if time.perf_counter() >= self.deadline:
+            self.cap = min(self.cap, self.used)
+
+    @property
+    def left(self) -> int:
+        return max(0, self.cap - self.used)
+
+
+# --------------------------------------------------------------------------------------------
+# Static structure shared by every branch-and-bound run
+# --------------------------------------------------------------------------------------------
+
+
+class _Structure:
+    """Neighbours, cross sections and cut counts of the non-empty buffers of a problem."""
+
+    def __init__(self, problem: Problem) -> None:
+        bufs = problem.buffers
+        self.idx = [i for i, b in enumerate(bufs) if b.size > 0]
+        m = len(self.idx)
+        self.m = m
+        self.size = [bufs[i].size for i in self.idx]
+        self.align = [bufs[i].alignment for i in self.idx]
+        starts = [bufs[i].start for i in self.idx]
+        ends = [bufs[i].end for i in self.idx]
+        self.control_flow = problem.has_control_flow
+        paths = [bufs[i].path for i in self.idx]
+
+        # Events: ends before starts at equal times (half-open intervals).
+        events = sorted([(ends[k], 0, k) for k in range(m)] + [(starts[k], 1, k) for k in range(m)])
+        nbrs: list[list[int]] = [[] for _ in range(m)]
+        active: set[int] = set()
+        sec_lo = [0] * m
+        sec_hi = [0] * m
+        n_sections = 0
+        last_time = None
+        for t, kind, k in events:
+            if kind == 0:
+                if last_time is None or last_time < t:
+                    last_time = t
+                    n_sections += 1
+                active.discard(k)
+                sec_hi[k] = n_sections
+            else:
+                if last_time is None:
+                    last_time = t
+                sec_lo[k] = n_sections
+                if self.control_flow:
+                    pk = paths[k]
+                    for j in active:
+                        if not exclusive(pk, paths[j]):
+                            nbrs[k].append(j)
+                            nbrs[j].append(k)
+                else:
+                    for j in active:
+                        nbrs[k].append(j)
+                        nbrs[j].append(k)
+                active.add(k)
+        self.nbrs = nbrs
+        self.sec_lo = sec_lo
+        self.sec_hi = sec_hi
+        self.n_sections = n_sections
+        total = np.zeros(n_sections + 1, np.int64)
+        cuts = np.zeros(n_sections + 1, np.int64)
+        lo = np.asarray(sec_lo, np.int64)
+        hi = np.asarray(sec_hi, np.int64)
+        sz = np.asarray(self.size, np.int64)
+        np.add.at(total, lo, sz)
+        np.add.at(total, hi, -sz)
+        self.total = np.cumsum(total)[:-1]
+        # cuts[s]: buffers live across the boundary between sections s and s+1.
+        span = hi - lo >= 2
+        np.add.at(cuts, lo[span], 1)
+        np.add.at(cuts, hi[span] - 1, -1)
+        self.cuts = np.cumsum(cuts)[:-1]
+        self.width = [ends[k] - starts[k] for k in range(m)]
+        sec_total_max = [int(self.total[sec_lo[k]:sec_hi[k]].max()) for k in range(m)]
+        self.sec_total_max = sec_total_max
+        # Section membership, flattened for np.minimum.reduceat. Every section also lists the
+        # sentinel index m, whose "minimum offset" is the cap, so fully placed sections pass.
+        counts = np.zeros(n_sections + 1, np.int64)
+        np.add.at(counts, lo, 1)
+        np.add.at(counts, hi, -1)
+        counts = np.cumsum(counts)[:-1] + 1
+        self.sec_ptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        self.sec_ptr_list = self.sec_ptr.tolist()
+        flat = np.full(int(self.sec_ptr[-1]), m, np.int64)
+        fill = self.sec_ptr[:-1].tolist()
+        for k in range(m):
+            for s_ in range(sec_lo[k], sec_hi[k]):
+                flat[fill[s_]] = k
+                fill[s_] += 1
+        self.sec_members = flat
+
+    def preorder(self, heuristic: str) -> list[int]:
+        """Rank of every buffer under a MiniMalloc preordering (all keys descending)."""
+        fields = {
+            "W": self.width,
+            "A": [self.width[k] * self.size[k] for k in range(self.m)],
+            "T": self.sec_total_max,
+            "Z": self.size,
+        }
+        cols = [fields[c] for c in heuristic]
+        order = sorted(range(self.m), key=lambda k: tuple(-c[k] for c in cols) + (k,))
+        rank = [0] * self.m
+        for r, k in enumerate(order):
+            rank[k] = r
+        return rank
+
+    def partitions(self) -> list[tuple[list[int], int, int]]:
+        """Independent groups of buffers: split wherever no buffer crosses a section boundary."""
+        if self.m == 0:
+            return []
+        cut_points = [0, *(int(s) + 1 for s in np.flatnonzero(self.cuts[:-1] == 0)), self.n_sections]
+        return self._split(list(range(self.m)), cut_points)
+
+    def _split(self, members: list[int], cut_points: list[int]) -> list[tuple[list[int], int, int]]:
+        groups: list[tuple[list[int], int, int]] = []
+        los = cut_points[:-1]
+        for k in members:
+            g = bisect.bisect_right(los, self.sec_lo[k]) - 1
+            while len(groups) <= g:
+                groups.append(([], 0, 0))
+            groups[g][0].append(k)
+        out = []
+        for g, (ks, _, _) in enumerate(groups):
+            if ks:
+                out.append((ks, cut_points[g], cut_points[g + 1]))
+        return out
+
+
+# --------------------------------------------------------------------------------------------
+# Branch and bound (MiniMalloc-style)
+# --------------------------------------------------------------------------------------------
+
+
+class _BranchAndBound:
+    """Decide whether the buffers fit under ``cap``; offsets in :attr:`solution` on success."""
+
+    def __init__(self, st: _Structure, cap: int, rank: list[int], work: _Work) -> None:
+        self.st = st
+        self.cap = cap
+        self.rank = rank
+        self.work = work
+        m = st.m
+        self.assign = [-1] * m
+        self.min_off = [0] * m
+        self.solution = [-1] * m
+        infer = not st.control_flow
+        self.infer = infer
+        self.floor = np.zeros(st.n_sections, np.int64)
+        self.total = st.total.copy() if infer else np.zeros(st.n_sections, np.int64)
+        self.cuts = st.cuts.copy()
+        self.mo = np.zeros(m + 1, np.int64)  # min_off mirror; placed buffers hold _BIG
+        self.mo[m] = cap  # the sections' sentinel member
+
+    def run(self) -> int:
+        st = self.st
+        if any(s > self.cap for s in st.size):
+            return _FAIL
+        # The depth-first search recurses once per placed buffer (pure-Python frames, which
+        # CPython >= 3.11 runs without growing the C stack).
+        old_limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(old_limit, 3 * st.m + 1000))
+        try:
+            for members, a, z in st.partitions():
+                if self._solve(members, a, z) != _OK:
+                    return _FAIL
+        except _Abort:
+            return _ABORT
+        finally:
+            sys.setrecursionlimit(old_limit)
+        return _OK
+
+    def _solve(self, members: list[int], a: int, z: int) -> int:
+        rank = self.rank
+        min_off = self.min_off
+        keys = sorted((min_off[k], rank[k], k) for k in members if self.assign[k] < 0)
+        if not keys:
+            return _OK
+        return self._dfs(keys, (-1, -1, -1), members, a, z)
+
+    def _dfs(self, keys: list, last: tuple, members: list[int], a: int, z: int) -> int:
+        if not self.work.spend():
+            raise _Abort
+        if not keys:
+            sol, assign = self.solution, self.assign
+            for k in members:
+                sol[k] = assign[k]
+            return _OK
+        st = self.st
+        size = st.size
+        # Candidates: keys below the lowest reachable top (dominance), at or after `last`
+        # (canonical order).
+        mh = 1 << 62
+        cands = []
+        for key in keys:
+            off = key[0]
+            if off >= mh:
+                break
+            h = off + size[key[2]]
+            if h < mh:
+                mh = h
+            if key > last:
+                cands.append(key)
+        if not cands:
+            return _FAIL
+        cap = self.cap
+        assign, min_off, align, nbrs, rank = self.assign, self.min_off, st.align, st.nbrs, self.rank
+        floor, total, cuts = self.floor, self.total, self.cuts
+        sec_lo, sec_hi = st.sec_lo, st.sec_hi
+        infer = self.infer
+        insort, bisect_left = bisect.insort, bisect.bisect_left
+        F, T = floor[a:z], total[a:z]
+        mo = self.mo
+        ptr, ptrl, mem = st.sec_ptr, st.sec_ptr_list, st.sec_members
+        cached_off = -1
+        vlo = vhi = 0
+        nviol = 0
+        for key in cands:
+            off, _, b = key
+            if off >= mh:
+                break
+            sb = size[b]
+            h = off + sb
+            lo, hi = sec_lo[b], sec_hi[b]
+            ok = True
+            if infer:
+                # Placing b only relaxes its own sections (their floor rises to h but their
+                # unplaced total drops by sb), so every section that already fails the
+                # monotonic-floor test at `off` must lie inside b's range.
+                if off != cached_off:
+                    cached_off = off
+                    viol = np.flatnonzero(np.maximum(F, off) + T > cap)
+                    nviol = len(viol)
+                    if nviol:
+                        vlo, vhi = int(viol[0]) + a, int(viol[-1]) + a
+                if nviol:
+                    if vlo < lo or vhi >= hi:
+                        ok = False
+                    elif int((np.maximum(floor[lo:hi] - sb, off) + total[lo:hi]).max()) > cap:
+                        ok = False
+            # Bump the minimum offsets of unplaced neighbours.
+            cu: list[int] = []
+            cnew: list[int] = []
+            hatless = True
+            ra, rz = lo, hi
+            for u in nbrs[b]:
+                if assign[u] >= 0:
+                    continue
+                hatless = False
+                if not ok:
+                    break
+                if min_off[u] >= h:
+                    continue
+                al = align[u]
+                new = h if al == 1 else -(-h // al) * al
+                if new + size[u] > cap:
+                    ok = False
+                    break
+                cu.append(u)
+                cnew.append(new)
+                if sec_lo[u] < ra:
+                    ra = sec_lo[u]
+                if sec_hi[u] > rz:
+                    rz = sec_hi[u]
+            if not ok:
+                if hatless:
+                    break
+                continue
+            assign[b] = off
+            mo[b] = _BIG
+            cold = [min_off[u] for u in cu]
+            if cu:
+                mo[cu] = cnew
+            if infer:
+                old_floor = floor[lo:hi].copy()
+                np.maximum(old_floor, h, out=floor[lo:hi])
+                total[lo:hi] -= sb
+                # Unallocated floor: no unplaced buffer of a section sits below the lowest
+                # minimum offset among them. Only b's sections and those of the buffers it
+                # pushed up can have changed.
+                p0 = ptrl[ra]
+                uf = np.minimum.reduceat(mo[mem[p0:ptrl[rz]]], ptr[ra:rz] - p0)
+                np.maximum(uf, floor[ra:rz], out=uf)
+                np.maximum(uf, off, out=uf)
+                uf += total[ra:rz]
+                ok = int(uf.max()) <= cap
+            if ok:
+                pos = bisect_left(keys, key)
+                del keys[pos]
+                for u, new in zip(cu, cnew):
+                    r = rank[u]
+                    del keys[bisect_left(keys, (min_off[u], r, u))]
+                    min_off[u] = new
+                    insort(keys, (new, r, u))
+                if hi - lo >= 2:
+                    seg = cuts[lo:hi - 1]
+                    seg -= 1
+                    zero = np.flatnonzero(seg == 0)
+                    if len(zero):
+                        status = self._decompose(members, a, z, [lo + 1 + int(s) for s in zero])
+                    else:
+                        status = self._dfs(keys, key, members, a, z)
+                    seg += 1
+                else:
+                    status = self._dfs(keys, key, members, a, z)
+                for u, old in zip(cu, cold):
+                    r = rank[u]
+                    del keys[bisect_left(keys, (min_off[u], r, u))]
+                    min_off[u] = old
+                    insort(keys, (old, r, u))
+                keys.insert(pos, key)
+            else:
+                status = _FAIL
+            # Undo.
+            if infer:
+                total[lo:hi] += sb
+                floor[lo:hi] = old_floor
+            if cu:
+                mo[cu] = cold
+            assign[b] = -1
+            mo[b] = off
+            if status == _OK:
+                self.solution[b] = off
+                return _OK
+            if hatless:
+                break
+        return _FAIL
+
+    def _decompose(self, members: list[int], a: int, z: int, zeros: list[int]) -> int:
+        st = self.st
+        assign = self.assign
+        unplaced = [k for k in members if assign[k] < 0]
+        cut_points = [a, *[s for s in zeros if a < s < z], z]
+        # A buffer belongs to every piece its section range meets; by construction it meets one.
+        for part, pa, pz in st._split(unplaced, cut_points):
+            if self._solve(part, pa, pz) != _OK:
+                return _FAIL
+        sol = self.solution
+        for k in members:
+            if assign[k] >= 0:
+                sol[k] = assign[k]
+        return _OK
+
+
+# --------------------------------------------------------------------------------------------
+# Hill climbing over the first-fit order (Vela-style)
+# --------------------------------------------------------------------------------------------
+
+
+def _height(problem: Problem, offsets: Sequence[int]) -> int:
+    if not len(offsets):
+        return 0
+    return int((np.asarray(offsets, np.int64) + problem.sizes).max())
+
+
+def _order_of(problem: Problem, offsets: Sequence[int]) -> list[int]:
+    """An order under which first fit reproduces a plan at least as low: bottom-up by offset."""
+    return sorted(range(len(problem)), key=lambda i: (offsets[i], -problem.buffers[i].size, i))
+
+
+def _hill_climb(problem: Problem, order: list[int], best_h: int, target: int, rng: random.Random,
+                work: _Work) -> tuple[list[int], list[int], int]:
+    """Move peak buffers earlier in the order while first fit's height does not grow."""
+    n = len(problem)
+    sizes = problem.sizes
+    starts, ends = problem.starts, problem.ends
+    cost = max(1, n // 32)
+    offsets = first_fit(problem, order)
+    h = _height(problem, offsets)
+    best_order, best_offsets = list(order), offsets
+    best_h = h
+    cur = list(order)
+    pos_of = {b: p for p, b in enumerate(cur)}
+    while best_h > target and work.spend(cost):
+        off_arr = np.asarray(offsets, np.int64)
+        tops = off_arr + sizes
+        peak = int(tops.max())
+        at_peak = np.flatnonzero(tops == peak)
+        i = int(at_peak[rng.randrange(len(at_peak))])
+        if rng.random() < 0.3:
+            # Also consider a buffer live with the peak buffer (moving it can free space below).
+            live = np.flatnonzero((starts < ends[i]) & (starts[i] < ends) & (sizes > 0))
+            i = int(live[rng.randrange(len(live))])
+        p = pos_of[i]
+        if p == 0:
+            continue
+        q = rng.randrange(p)
+        cand = cur[:q] + [i] + cur[q:p] + cur[p + 1:]
+        cand_offsets = first_fit(problem, cand)
+        ch = _height(problem, cand_offsets)
+        if ch <= h:
+            cur, offsets, h = cand, cand_offsets, ch
+            for r in range(q, p + 1):
+                pos_of[cur[r]] = r
+            if h < best_h:
+                best_h, best_order, best_offsets = h, list(cur), offsets
+    return best_order, best_offsets, best_h
+
+
+# --------------------------------------------------------------------------------------------
+# The strategy
+# --------------------------------------------------------------------------------------------
+
+
+class SearchStrategy(Strategy):
+    """Anytime search from the greedy portfolio's best plan (see module docstring)."""
+
+    name = "search"
+    uses_budget = True
+
+    def __init__(self, budget: float = 10.0, seed: int = 0, capacity: int | None = None,
+                 nodes: int | None = None) -> None:
+        if budget < 0:
+            raise ValueError(f"budget must be >= 0, got {budget}")
+        self.budget = float(budget)
+        self.seed = seed
+        self.capacity = capacity
+        self.nodes = nodes if nodes is not None else int(self.budget * NODES_PER_SECOND)
+        self.stats: dict = {}
+
+    # The greedy portfolio: every registered strategy that needs no budget.
+    @staticmethod
+    def _greedy(problem: Problem, skip: tuple[str, ...] = ()) -> Solution | None:
+        best = None
+        for name, factory in _REGISTRY.items():
+            if name in skip or name == SearchStrategy.name:
+                continue
+            if getattr(factory, "uses_budget", False) or not getattr(factory, "in_portfolio", True):
+                continue
+            sol = factory().plan(problem)
+            if best is None or sol.height < best.height:
+                best = sol
+        return best
+
+    def plan(self, problem: Problem) -> Solution:
+        t0 = time.perf_counter()
+        n = len(problem)
+        lb = lower_bound(problem)
+        cap = self.capacity
+        target = lb if cap is None else max(lb, cap)
+        # Seed plan: large-first (cheap). The rest of the portfolio runs first with a capacity
+        # (it often fits at once), otherwise only when the exact search has not proven the
+        # optimum (no greedy plan can beat a proven optimum, so skipping it loses nothing).
+        order = sorted(range(n), key=lambda i: (-problem.buffers[i].size, problem.buffers[i].start, i))
+        best_offsets = first_fit(problem, order)
+        best_h = _height(problem, best_offsets)
+        source = "large-first"
+        portfolio_done = False
+        self.stats = {"lb": lb, "greedy": best_h}
+
+        def run_portfolio() -> None:
+            nonlocal best_offsets, best_h, source, portfolio_done
+            portfolio_done = True
+            g = self._greedy(problem, skip=("large-first",))
+            if g is not None:
+                self.stats["greedy"] = min(self.stats["greedy"], g.height)
+            if g is not None and g.height < best_h:
+                best_offsets, best_h, source = list(g.offsets), g.height, g.strategy
+
+        if cap is not None and best_h > target:
+            run_portfolio()
+        work = _Work(self.nodes, t0 + self.budget)
+        proven = False
+        if n and best_h > target:
+            share = 0.7 if cap is None else 0.9
+            bb_work = _Work(int(self.nodes * share), t0 + share * self.budget)
+            res = self._branch_and_bound(problem, best_h, lb, bb_work, cap)
+            work.charge(bb_work.used)
+            # With branches the pruning is not exact, so nothing counts as proven there.
+            proven = not problem.has_control_flow and (
+                self.stats.get("proven_lb", -1) >= min(best_h, res[1] if res else best_h))
+            # Planners are never trusted: a plan that fails the validator is dropped.
+            if res is not None and res[1] < best_h and not find_conflicts(problem, res[0]):
+                best_offsets, best_h, source = res[0], res[1], "branch-and-bound"
+        if not portfolio_done and best_h > target and not proven:
+            run_portfolio()
+        if n and best_h > target and work.left > 0 and not proven:
+            rng = random.Random(self.seed)
+            _, offs, h = _hill_climb(problem, _order_of(problem, best_offsets), best_h, target,
+                                     rng, work)
+            if h < best_h:
+                best_offsets, best_h, source = offs, h, "hill-climb"
+        self.stats.update(height=best_h, source=source, work=work.used, portfolio=portfolio_done,
+                          seconds=time.perf_counter() - t0)
+        return Solution.of(problem, best_offsets, self.name)
+
+    def _branch_and_bound(self, problem: Problem, best_h: int, lb: int, work: _Work,
+                          capacity: int | None) -> tuple[list[int], int] | None:
+        """Best plan found by round-robin branch and bound, or None."""
+        st = _Structure(problem)
+        if st.m == 0:
+            return None
+        ranks = [st.preorder(h) for h in _HEURISTICS]
+        found: tuple[list[int], int] | None = None
+        proven_lo = lb  # every cap below this is infeasible
+        limit = max(st.m, 64)
+        # Every round doubles the node limit. With a capacity still open, a round first aims at
+        # it, then spends one probe (with an eighth of the node limit) of a binary search between
+        # the capacity and the best height (so that an unreachable capacity still yields a good plan);
+        # otherwise the whole round is that binary search.
+        open_capacity = capacity is not None
+        while work.left > 0:
+            limit *= 2
+            if open_capacity:
+                cap = max(capacity, proven_lo)
+                if cap < best_h:
+                    status, sol = self._try_cap(st, cap, ranks, limit, work)
+                    if status == _OK:
+                        found = self._offsets(problem, st, sol)
+                        return found
+                    if status == _FAIL:
+                        proven_lo = cap + 1
+                        open_capacity = False
+                else:
+                    return found
+            lo = max(proven_lo, capacity + 1) if open_capacity else proven_lo
+            hi = best_h - 1  # look for plans strictly better than the best
+            probes = 1 if open_capacity else -1
+            probe_limit = max(64, limit // 8) if open_capacity else limit
+            while lo <= hi and work.left > 0 and probes != 0:
+                probes -= 1
+                cap = lo if lo == proven_lo and not open_capacity else (lo + hi) // 2
+                status, sol = self._try_cap(st, cap, ranks, probe_limit, work)
+                if status == _OK:
+                    found = self._offsets(problem, st, sol)
+                    best_h = found[1]
+                    hi = best_h - 1
+                else:
+                    lo = cap + 1
+                    if status == _FAIL:
+                        proven_lo = cap + 1
+            if best_h <= proven_lo:
+                break
+        self.stats["proven_lb"] = proven_lo
+        return found
+
+    @staticmethod
+    def _offsets(problem: Problem, st: _Structure, sol: list[int]) -> tuple[list[int], int]:
+        offsets = [0] * len(problem)
+        for k, i in enumerate(st.idx):
+            offsets[i] = sol[k]
+        return offsets, _height(problem, offsets)
+
+    @staticmethod
+    def _try_cap(st: _Structure, cap: int, ranks: list[list[int]], limit: int,
+                 work: _Work) -> tuple[int, list[int] | None]:
+        for rank in ranks:
+            if work.left <= 0:
+                return _ABORT, None
+            sub = _Work(min(limit, work.left), work.deadline)
+            bb = _BranchAndBound(st, cap, rank, sub)
+            status = bb.run()
+            work.charge(sub.used)
+            if status == _OK:
+                return _OK, bb.solution
+            if status == _FAIL:
+                return _FAIL, None
+        return _ABORT, None
+
+
+register_strategy("search", SearchStrategy)
