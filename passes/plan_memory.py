@@ -14,6 +14,11 @@ Options:
   capacity      fail when an arena exceeds this many bytes (default: unlimited)
   budget        seconds for anytime strategies (``search``; admits them into ``best``)
   export        path of a CSV file to write the plan to
+  match-range   ``nnvm`` only: NNVM's match range (a number >= 0, or ``auto`` to search 1..32)
+  num-groups    ``nnvm`` only: parallel colour groups whose freed blocks are not shared (default 1)
+
+The plan's ``lower_bound`` ignores in-place reuse; when in-place permissions exist the function
+also gets ``memopt.lower_bound_inplace``, the bound with them (plans may go below the former).
 
 Control-flow modes (the planning core of each is :mod:`memopt.planning.control_flow`):
 
@@ -41,6 +46,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import builtin
+from xdsl.dialects.builtin import IntegerAttr, i64
 from xdsl.passes import ModulePass
 
 from memopt.diagnostics import MemoptError
@@ -48,15 +54,23 @@ from memopt.passes.lifetime import (
     CONTROL_FLOW_MODES, FunctionLifetimes, analyze_function, if_spans, planned_functions,
 )
 from memopt.passes.plan_io import write_plan
-from memopt.planning import PlanningError, Solution, Strategy, lower_bound, make_strategy, validate
+from memopt.planning import (
+    PlanningError, Solution, Strategy, lower_bound, lower_bound_inplace, make_strategy, validate,
+)
+from memopt.planning.strategies import strategy_options
 from memopt.planning.control_flow import flat_problem, merge, plan_joint, with_mode
 from memopt.planning.csvio import write_rows
 
+LB_INPLACE_ATTR = "memopt.lower_bound_inplace"
 
-def check_options(strategy: str, alignment: int, control_flow: str, capacity: int | None, budget: float | None) -> None:
+
+def check_options(
+    strategy: str, alignment: int, control_flow: str, capacity: int | None, budget: float | None,
+    match_range: str | float = "auto", num_groups: int = 1,
+) -> None:
     """Reject bad option values with one-line messages (before touching the IR)."""
     try:
-        make_strategy(strategy, **({"budget": budget} if budget is not None and strategy in ("best", "search") else {}))
+        make_strategy(strategy, **strategy_options(strategy, budget=budget, match_range=match_range, num_groups=num_groups))
     except PlanningError as e:
         raise MemoptError(f"plan-memory: {e}") from None
     if alignment < 1 or alignment & (alignment - 1):
@@ -121,15 +135,21 @@ class PlanMemoryPass(ModulePass):
     inplace: bool = True
     control_flow: str = "joint"
     capacity: int | None = None
-    budget: float | None = None
+    budget: float | int | None = None
     export: str | None = None
+    match_range: str | int | float = "auto"
+    num_groups: int = 1
 
     def _strategy(self) -> Strategy:
-        kwargs = {"budget": self.budget} if self.budget is not None and self.strategy in ("best", "search") else {}
-        return make_strategy(self.strategy, **kwargs)
+        return make_strategy(self.strategy, **strategy_options(
+            self.strategy, budget=self.budget, match_range=self.match_range, num_groups=self.num_groups
+        ))
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        check_options(self.strategy, self.alignment, self.control_flow, self.capacity, self.budget)
+        check_options(
+            self.strategy, self.alignment, self.control_flow, self.capacity, self.budget,
+            self.match_range, self.num_groups,
+        )
         rows = []
         funcs = planned_functions(op)
         for f in funcs:
@@ -144,6 +164,10 @@ class PlanMemoryPass(ModulePass):
                     f"{self.capacity} (lower bound {lb})", f,
                 )
             write_plan(lt, solution, lb)
+            if lt.problem.overwrites:
+                f.attributes[LB_INPLACE_ATTR] = IntegerAttr(lower_bound_inplace(lt.problem), i64)
+            elif LB_INPLACE_ATTR in f.attributes:
+                del f.attributes[LB_INPLACE_ATTR]
             prefix = f"{f.sym_name.data}::" if len(funcs) > 1 else ""
             rows += [
                 (prefix + b.id, b.start, b.end, b.size, off)

@@ -182,25 +182,31 @@ def plan_storage(
             if live[sid] == 0:
                 alloc.release(sid, i)
         taken: set[int] = set()
-        rest = []
-        for i in starts:
-            p = chains.parent[i]
-            if p >= 0 and group_of[p] < 0 and storage_of[p] >= 0:
-                sid = storage_of[p]
-                if live[sid] == 1 and sid not in taken and bufs[p].end == t + 1:
-                    taken.add(sid)
-                    storage_of[i] = sid
-                    alloc.sizes[sid] = max(alloc.sizes[sid], bufs[i].size)
-                    live[sid] += 1
-                    continue
-            rest.append(i)
-        rest.sort(key=lambda i: (-bufs[i].size, i))
-        for i in rest:
-            sid = alloc.request(bufs[i].size, i)
-            if sid == len(live):
-                live.append(0)
-            storage_of[i] = sid
-            live[sid] += 1
+        # A buffer whose in-place parent starts at this same step (e.g. a graph input consumed
+        # by the first op) waits until the parent has its storage.
+        same_step = [i for i in starts if chains.parent[i] >= 0 and bufs[chains.parent[i]].start == t]
+        deferred = set(same_step)
+        first = [i for i in starts if i not in deferred]
+        for batch in (first, same_step):
+            rest = []
+            for i in batch:
+                p = chains.parent[i]
+                if p >= 0 and group_of[p] < 0 and storage_of[p] >= 0:
+                    sid = storage_of[p]
+                    if live[sid] == 1 and sid not in taken and bufs[p].end == t + 1:
+                        taken.add(sid)
+                        storage_of[i] = sid
+                        alloc.sizes[sid] = max(alloc.sizes[sid], bufs[i].size)
+                        live[sid] += 1
+                        continue
+                rest.append(i)
+            rest.sort(key=lambda i: (-bufs[i].size, i))
+            for i in rest:
+                sid = alloc.request(bufs[i].size, i)
+                if sid == len(live):
+                    live.append(0)
+                storage_of[i] = sid
+                live[sid] += 1
     return NnvmPlan(storage_of, list(alloc.sizes), match_range)
 
 
@@ -312,8 +318,11 @@ class Nnvm(Strategy):
             plans = [self.storage_plan(problem)]
         best: Solution | None = None
         for sp in plans:
-            stacked = Solution.of(problem, stacked_offsets(problem, sp), "nnvm(stacked)")
-            packed = Solution.of(problem, packed_offsets(problem, sp), "nnvm(packed)")
+            # The label names the layout and NNVM's own result (storage count, match range), so
+            # a plan shows which storage assignment produced it.
+            tail = f"; {len(sp.storage_sizes)} storages; match-range {sp.match_range:g})"
+            stacked = Solution.of(problem, stacked_offsets(problem, sp), "nnvm(stacked" + tail)
+            packed = Solution.of(problem, packed_offsets(problem, sp), "nnvm(packed" + tail)
             sol = packed if packed.height <= stacked.height else stacked
             if best is None or sol.height < best.height:
                 best = sol

@@ -138,6 +138,38 @@ class Best(Strategy):
         return best
 
 
+def strategy_options(
+    strategy: str,
+    *,
+    budget: float | None = None,
+    capacity: int | None = None,
+    match_range: str | float = "auto",
+    num_groups: int = 1,
+) -> dict:
+    """Constructor keywords for ``strategy`` from tool-level options (``best`` forwards them).
+
+    Shared by ``plan-memory`` and ``memopt-pack`` so both accept the same options: ``budget``
+    and ``capacity`` for the anytime ``search``, ``match_range``/``num_groups`` for ``nnvm``.
+    """
+    mr: float | str = match_range
+    if isinstance(match_range, str) and match_range != "auto":
+        try:
+            mr = float(match_range)
+        except ValueError:
+            raise PlanningError(f"match-range must be a number >= 0 or 'auto', got '{match_range}'") from None
+    nnvm = {"match_range": mr, "num_groups": num_groups}
+    search: dict = {"capacity": capacity} if capacity is not None else {}
+    if budget is not None:
+        search["budget"] = budget
+    if strategy == "nnvm":
+        return nnvm
+    if strategy == "search":
+        return search
+    if strategy == "best":
+        return {"budget": budget, "options": {"nnvm": nnvm, "search": search}}
+    return {}
+
+
 def plan(problem: Problem, strategy: str = "best", **options) -> Solution:
     """Convenience: plan ``problem`` with the named strategy."""
     return make_strategy(strategy, **options).plan(problem)

@@ -14,6 +14,7 @@ import time
 
 from memopt.planning import PlanningError, Solution, lower_bound, make_strategy, strategy_names, validate
 from memopt.planning.csvio import read_problem, write_solution
+from memopt.planning.strategies import strategy_options
 
 PROG = "memopt-pack"
 
@@ -32,6 +33,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--capacity", type=int, default=None, help="fail unless the arena fits in N bytes")
     p.add_argument("--budget", type=float, default=None,
                    help="seconds for anytime strategies (search); with 'best', admits them")
+    p.add_argument("--match-range", default="auto", help="nnvm: match range (number >= 0 or 'auto')")
+    p.add_argument("--num-groups", type=int, default=1, help="nnvm: parallel colour groups (default 1)")
     p.add_argument("--check", action="store_true", help="validate the input's offset column instead of planning")
     p.add_argument("--stats", action="store_true", help="print buffers, LB, height, seconds to stderr")
     return p
@@ -55,13 +58,11 @@ def run(argv: list[str] | None = None) -> int:
             raise PlanningError(f"{source}: --check needs an offset column")
         solution = Solution.of(problem, given, "given")
     else:
-        options: dict = {}
-        if args.strategy == "search":
-            options["capacity"] = args.capacity  # stop as soon as the plan fits
-            if args.budget is not None:
-                options["budget"] = args.budget
-        elif args.strategy == "best" and args.budget is not None:
-            options = {"budget": args.budget, "options": {"search": {"capacity": args.capacity}}}
+        # With a capacity, ``search`` stops as soon as a plan fits.
+        options = strategy_options(
+            args.strategy, budget=args.budget, capacity=args.capacity,
+            match_range=args.match_range, num_groups=args.num_groups,
+        )
         solution = make_strategy(args.strategy, **options).plan(problem)
     seconds = time.perf_counter() - t0
     try:

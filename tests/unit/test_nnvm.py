@@ -49,7 +49,7 @@ def test_layouts():
     assert nnvm_heights(p, match_range=2) == {"stacked": 210, "packed": 210}
     sol = Nnvm().plan(p)
     validate(p, sol)
-    assert sol.strategy in ("nnvm(packed)", "nnvm(stacked)") and sol.height == 210
+    assert sol.strategy.startswith(("nnvm(packed", "nnvm(stacked")) and sol.height == 210
 
 
 def test_packing_beats_stacking_when_storages_do_not_overlap_in_time():
@@ -57,7 +57,7 @@ def test_packing_beats_stacking_when_storages_do_not_overlap_in_time():
     p = Problem.of([Buffer("a", 10, 0, 2), Buffer("b", 99, 2, 4)])
     assert nnvm_heights(p, match_range=1) == {"stacked": 109, "packed": 99}
     sol = make_strategy("nnvm", match_range=1).plan(p)
-    assert sol.strategy == "nnvm(packed)" and sol.height == 99
+    assert sol.strategy.startswith("nnvm(packed;") and sol.height == 99
 
 
 def test_request_order_and_ranges():
