@@ -1,1 +1,16 @@
-"""memopt.executor: numpy execution of memopt programs, unplanned or in one planned arena."""
+"""memopt.executor: numpy execution of memopt programs, unplanned or in one planned arena.
+
+``run_function(module, planned=...)`` executes a function; ``check_module(module)`` proves a
+plan by running the function unplanned and in the planned arena and comparing every value as it
+is produced and read (see :mod:`memopt.executor.check`). ``memopt-run`` is the command line.
+"""
+
+from .check import CheckReport, check_function, check_module, digest, run_function
+from .interpreter import Execution, Interpreter, Observer, find_function
+from .memory import DMA_LANDINGS, DMA_OFFSET_ATTR, Planned, Unplanned, is_planned, value_name
+
+__all__ = [
+    "CheckReport", "DMA_LANDINGS", "DMA_OFFSET_ATTR", "Execution", "Interpreter", "Observer",
+    "Planned", "Unplanned", "check_function", "check_module", "digest", "find_function",
+    "is_planned", "run_function", "value_name",
+]

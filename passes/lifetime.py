@@ -18,8 +18,18 @@ How the branches of an ``if`` are numbered is the control-flow mode:
 joint numbering (seed 002's Algorithm 2 runs on the jointly numbered problem, see
 :mod:`memopt.planning.control_flow`). :func:`if_spans` describes every ``if`` of a joint
 numbering for that algorithm. Storage decisions never depend on the mode, only step numbers
-and paths do, so a plan made in any mode can be read back and checked (``verify-plan``) with
-the joint analysis.
+and paths do, so every mode's plan can be read back through the same storage. Each numbering is
+sound on its own (below) but none contains another's conflicts: a serial plan may overlap two
+buffers the joint analysis keeps apart, and vice versa. ``verify-plan`` therefore re-checks a
+plan in the numbering its recorded mode names (:func:`numbering_of_plan`).
+
+Why every numbering is sound: on any execution path, the ops that run appear in the numbering
+in program order (a taken branch's ops in ``serial`` are a run of consecutive steps; in the
+overlaid ``flat``/``joint`` numbering they follow the ``if``'s begin step). So if a buffer's
+interval covers every step at which the path writes or reads its storage, its storage is
+needed at run time only inside that interval, and two buffers whose intervals are disjoint are
+never needed at once on any path. ``joint`` adds exclusivity: tensors of different branches of
+one ``if`` never exist on the same path.
 
 Storage (the planning unit, a :class:`~memopt.planning.Buffer`):
 
@@ -30,20 +40,35 @@ Storage (the planning unit, a :class:`~memopt.planning.Buffer`):
   (no copy) when it is a compute (or nested ``if``) result defined directly in that branch's
   block and not yielded twice by that yield: it has no buffer of its own. Otherwise (a yielded
   function argument, an outer value, a view, a loop result) the branch's yield is a copy into
-  the result's storage, and the value keeps its own buffer. The ``if`` result's buffer is live
-  for the whole ``if``, so it covers the yielded value's life in every branch;
+  the result's storage, and the value keeps its own buffer;
 * ``memopt.view`` results alias their source (a read dependency): no buffer of their own, the
   source's buffer lives as long as its last alias (views of off-chip weights stay off-chip);
 * ``memopt.get_global`` results are off-chip, ``memopt.dma_wait`` results live in the DMA
   staging buffers: neither takes arena space.
 
-A buffer lives from the step that defines it to one past its last use (half-open). A use inside
-a nested region counts as a use at the end step of the enclosing region op that is a sibling of
-the definition (a value read inside a branch or loop body lives until that op ends; inside a
-loop this is what keeps it intact across iterations). Function arguments start at step 0 and the
-returned values are used by the return op, the last step. ``if`` results are live from the
-``if``'s begin step, since either branch may write them; loop-carried slots from the loop's
-begin to at least its end.
+A buffer lives from the step that defines it to one past its last use (half-open). Function
+arguments start at step 0 and the returned values are used by the return op, the last step;
+loop-carried slots live from the loop's begin to at least its end. Two rules make ``if``\ s
+precise rather than "the whole ``if``":
+
+* **A use inside ``if`` branches counts at its own step** — unless a loop (or any region op
+  that is not a ``memopt.if``, whose semantics are unknown) lies between the use and the
+  value's block: then it counts at the end step of the outermost such op, so a value read in a
+  loop body stays intact across iterations (seed 002: "a tensor used inside a loop must live for
+  the whole loop"). Sound by the argument above: the last read of the value on any path is at or
+  before the maximum over its uses' steps. In the overlaid numbering this lets a value read only
+  early in one branch (and never after the ``if``) end there, and the *other* branch's later
+  tensors reuse its bytes — on that path the value is dead already; in ``serial`` numbering
+  the else branch reuses the bytes of a value read only by the then branch.
+* **An ``if`` result's storage starts at its earliest write**: the minimum over the branches of
+  the step that writes it — the step of the op computing the yielded value straight into it
+  (for a yielded nested ``if`` result, that ``if``'s own earliest write, recursively), or the
+  yield step where a branch copies. Before that step no path has written the storage, so
+  nothing needs it; from the taken branch's write on, the interval (which reaches at least the
+  ``if``'s end step, then the result's last use) covers it on that path. In the overlaid
+  numbering the earliest write is early *in both branches*, so tensors of either branch that
+  die before it share the result's bytes; in ``serial`` numbering it lies in the then branch and
+  the result spans the whole else branch.
 
 With ``inplace``, a compute op's ``inplace`` hint that names an input whose buffer dies at that
 op becomes an :class:`~memopt.planning.Overwrite` permission (seed 000's write dependency).
@@ -166,6 +191,47 @@ def _yield_aliases(body: Block) -> dict[SSAValue, SSAValue]:
     return aliases
 
 
+def _use_step(user: Operation, home: Block, num: Numbering) -> int | None:
+    """The step at which ``user`` reads a value defined in ``home`` (None: not nested in it).
+
+    The user's own step when only ``if`` ops lie between it and ``home``; otherwise the end
+    step of the outermost loop (or unknown region op) in between (see module docstring).
+    """
+    op: Operation | None = user
+    outermost_loop: Operation | None = None
+    while op is not None:
+        if op.parent_block() is home:
+            return num.begin[user] if outermost_loop is None else num.end[outermost_loop]
+        op = op.parent_op()
+        if op is not None and not isinstance(op, IfOp):
+            outermost_loop = op
+    return None
+
+
+def _earliest_write(op: IfOp, k: int, num: Numbering, aliases: dict[SSAValue, SSAValue]) -> int:
+    """First step at which any branch of ``op`` writes its result ``k`` (see module docstring).
+
+    Falls back to the ``if``'s begin step for a branch without a matching yield (the verifier
+    rejects those; this keeps the analysis safe regardless).
+    """
+    res = op.results[k]
+    steps = []
+    for region in (op.then_region, op.else_region):
+        block = region.blocks[0] if region.blocks else None
+        y = block.last_op if block is not None else None
+        if y is None or len(y.operands) != len(op.results):
+            return num.begin[op]
+        v = y.operands[k]
+        if aliases.get(v) is res and isinstance(v, OpResult):
+            if isinstance(v.op, IfOp):
+                steps.append(_earliest_write(v.op, v.index, num, aliases))
+            else:
+                steps.append(num.begin[v.op])
+        else:
+            steps.append(num.begin[y])  # the yield copies into the result's storage
+    return min(steps)
+
+
 @dataclass
 class FunctionLifetimes:
     """The planning problem of one function and the way back to its IR values."""
@@ -285,8 +351,15 @@ def analyze_function(
             if isinstance(res.type, TensorType):
                 new_buffer(res, step, bpath)
 
-    # Last use of each buffer, through aliases; uses in nested regions count at the end step of
-    # the enclosing op that sits in the value's own block (or an ancestor of it).
+    # An if result's storage starts at its earliest write over the branches (module docstring).
+    for op in body.walk():
+        if isinstance(op, IfOp):
+            for k, res in enumerate(op.results):
+                loc = storage_of.get(res)
+                if loc is not None and owner[loc[0]] is res:
+                    start[loc[0]] = _earliest_write(op, k, num, aliases)
+
+    # Last use of each buffer, through aliases (see _use_step for uses in nested regions).
     end = [s + 1 for s in start]
     blocks_of_value: dict[SSAValue, Block] = {}
     for value, (b, _) in storage_of.items():
@@ -295,13 +368,7 @@ def analyze_function(
         home = blocks_of_value[value]
         for use in value.uses:
             user = use.operation
-            step = None
-            op = user
-            while op is not None:
-                if op.parent_block() is home:
-                    step = num.begin[op] if op is user else num.end[op]
-                    break
-                op = op.parent_op()
+            step = _use_step(user, home, num)
             if step is None:  # used outside its scope: verifier should have caught it
                 raise MemoptError(f"value '{value.name_hint or '?'}' used outside its scope", user)
             if isinstance(value, OpResult) and step <= num.begin[value.op]:
@@ -309,7 +376,7 @@ def analyze_function(
                 # from the lifetime and the plan would be silently wrong.
                 raise MemoptError(f"value '%{value.name_hint or '?'}' is used before it is defined", user)
             end[b] = max(end[b], step + 1)
-    # Loop-carried slots live across the whole loop; region bodies may write if results late.
+    # Loop-carried slots live across the whole loop; if results are complete at the if's end.
     for op in body.walk():
         if isinstance(op, (LoopOp, IfOp)):
             for res in op.results:
@@ -350,6 +417,7 @@ def analyze_function(
                 pb, cb = buffers[parent], buffers[child]
                 if (
                     parent in taken
+                    or owner[child] is not res  # computed into an if result: written on one path only
                     or pb.end != num.begin[op] + 1  # the input must die at this op
                     or cb.start != num.begin[op]
                     or pb.path != cb.path

@@ -1,0 +1,157 @@
+"""Proof by execution: a planned function computes exactly what the unplanned one does.
+
+The unplanned run (every value its own array) is the reference; it records a digest of every
+value when it is produced. The planned run (one arena laid out by the plan attributes) must then
+produce the same values in the same order, and every operand it reads must still hold the bytes
+it had when it was produced. Checking at those two moments -- not only at the end -- is what
+makes the comparison both sound and sharp:
+
+* a tensor's planned storage may legitimately be reused after its last read, so comparing all
+  values at the end would report false differences;
+* a plan that lets a write clobber a live tensor is caught at the tensor's next read and the
+  *clobbered* tensor is named (not some consumer downstream of it).
+
+The first difference is a located :class:`MemoptError`:
+``tensor '%x' differs between planned and unplanned execution``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
+
+from memopt.diagnostics import MemoptError, locate
+
+from .interpreter import Execution, Interpreter, Observer, find_function
+from .memory import DMA_LANDINGS, Planned, Unplanned, ValueNames, is_planned
+
+
+def digest(data: np.ndarray) -> bytes:
+    return hashlib.blake2b(memoryview(np.ascontiguousarray(data)), digest_size=16).digest()
+
+
+def _home(value: SSAValue) -> Operation | None:
+    if isinstance(value, OpResult):
+        return value.op
+    if isinstance(value, BlockArgument):
+        return value.block.parent_op()
+    return None
+
+
+def differs(value: SSAValue, names: ValueNames, detail: str = "") -> MemoptError:
+    return MemoptError(
+        f"tensor '{names.of(value)}' differs between planned and unplanned execution{detail}", _home(value)
+    )
+
+
+class Recorder(Observer):
+    """Reference run: the digest of every value, in production order."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[SSAValue, bytes]] = []
+
+    def on_produce(self, value, data):
+        self.events.append((value, digest(data)))
+
+
+class Checker(Observer):
+    """Planned run: every production must match the reference, every read the production."""
+
+    def __init__(self, reference: list[tuple[SSAValue, bytes]], names: ValueNames) -> None:
+        self.reference = reference
+        self.names = names
+        self.position = 0
+        self.current: dict[SSAValue, bytes] = {}
+        self.reads = 0
+
+    def on_produce(self, value, data):
+        if self.position >= len(self.reference) or self.reference[self.position][0] is not value:
+            raise differs(value, self.names, " (execution took a different path)")
+        d = digest(data)
+        if d != self.reference[self.position][1]:
+            raise differs(value, self.names)
+        self.position += 1
+        self.current[value] = d
+
+    def on_read(self, value, data, user):
+        self.reads += 1
+        if digest(data) != self.current.get(value):
+            loc = locate(user)
+            where = f" at {loc[0]}:{loc[1]}" if loc else ""
+            raise differs(value, self.names, f" (overwritten before its use by '{user.name}'{where})")
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    """What one ``check_function`` compared."""
+
+    function: str
+    values: int
+    reads: int
+    outputs: int
+    arena_size: int
+
+
+def run_function(
+    module: ModuleOp, f: func.FuncOp | str | None = None, *, planned: bool = False, seed: int = 0,
+    dma_landing: str = "start", observer: Observer | None = None,
+) -> Execution:
+    """Execute ``f`` (an op, a name, or None for ``@main``/the first function) unplanned, or in
+    the arena its plan attributes describe."""
+    if not isinstance(f, func.FuncOp):
+        f = find_function(module, f)
+    memory = Planned(f, module, dma_landing) if planned else Unplanned()
+    return Interpreter(module, memory, observer, seed).run(f)
+
+
+def check_function(
+    module: ModuleOp, f: func.FuncOp, *, seed: int = 0, dma_landings=DMA_LANDINGS
+) -> CheckReport:
+    """Run ``f`` unplanned and planned (once per DMA landing model) and compare; raise a located
+    :class:`MemoptError` naming the first tensor that differs."""
+    names = ValueNames(f)
+    rec = Recorder()
+    ref = run_function(module, f, seed=seed, observer=rec)
+    checker = None
+    arena = 0
+    for landing in dma_landings:
+        memory = Planned(f, module, landing)
+        arena = memory.arena_size
+        checker = Checker(rec.events, names)
+        got = Interpreter(module, memory, checker, seed).run(f)
+        if checker.position != len(rec.events):
+            missing = rec.events[checker.position][0]
+            raise differs(missing, names, " (execution took a different path)")
+        ret = f.body.blocks[0].last_op
+        for k, (a, b) in enumerate(zip(ref.outputs, got.outputs)):
+            if a.tobytes() != b.tobytes():
+                assert ret is not None
+                raise differs(ret.operands[k], names, f" (function result #{k})")
+    return CheckReport(
+        f.sym_name.data, len(rec.events), checker.reads if checker else 0, len(ref.outputs), arena
+    )
+
+
+def check_module(
+    module: ModuleOp, func_name: str | None = None, *, seed: int = 0, dma_landings=DMA_LANDINGS
+) -> list[CheckReport]:
+    """:func:`check_function` on ``func_name``, or on every function with a body (each must be
+    planned)."""
+    if func_name is not None:
+        funcs = [find_function(module, func_name)]
+    else:
+        funcs = [op for op in module.walk() if isinstance(op, func.FuncOp) and op.body.blocks]
+        if not funcs:
+            raise MemoptError("the module has no function with a body to run")
+    for f in funcs:
+        if not is_planned(f):
+            Planned(f, module)  # raises the located "not planned" error
+    return [check_function(module, f, seed=seed, dma_landings=dma_landings) for f in funcs]
+
+
+__all__ = ["CheckReport", "check_function", "check_module", "digest", "run_function"]

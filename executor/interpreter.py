@@ -1,0 +1,232 @@
+"""Run a memopt-dialect function for real, with numpy, in a given memory model.
+
+Each value is bound to a flat ``uint8`` array: storage the memory model hands out for values
+that ops write, a slice of its source for views (views alias), a read-only slice of the
+off-chip store for weights, a DMA buffer slice for ``dma_wait`` results. Control flow runs for
+real: ``memopt.if`` takes the branch its condition's first element selects (for ``i1`` its low
+bit), ``memopt.loop`` runs ``trip_count`` times with its carried values in their slots. A
+``memopt.yield`` reads all its values before any destination is written, so a yield that swaps
+two loop-carried values, or yields a view of a slot into another slot, is a parallel copy.
+
+An :class:`Observer` sees every value when it is produced and every operand when it is read;
+that is how :mod:`memopt.executor.check` compares planned against unplanned execution at the
+moment each byte matters, not at the end (a planned tensor may legitimately be overwritten
+after its last use).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.ir import Block, Operation, SSAValue
+
+from memopt.diagnostics import MemoptError
+from memopt.dialects.memopt import (
+    ComputeOp, DmaBufferOp, DmaStartOp, DmaWaitOp, GetGlobalOp, GlobalOp, IfOp, LoopOp, ViewOp,
+    YieldOp, byte_size,
+)
+
+from . import kernels
+from .data import global_bytes, input_bytes, tensor_info
+from .memory import value_name
+
+
+class Observer:
+    """Hooks called during execution (no-ops here)."""
+
+    def on_produce(self, value: SSAValue, data: np.ndarray) -> None:
+        """``value`` now holds ``data`` (called after the producing op wrote all its results)."""
+
+    def on_read(self, value: SSAValue, data: np.ndarray, user: Operation) -> None:
+        """``user`` is about to read ``value``, whose storage now holds ``data``."""
+
+
+@dataclass
+class Execution:
+    """The returned tensors of one run (bytes copies, in return order)."""
+
+    func: func.FuncOp
+    outputs: list[np.ndarray]
+    types: list
+
+
+def truth(data: np.ndarray, t) -> bool:
+    """Truth value of a condition tensor: its first element (for ``i1``, the low bit)."""
+    info = tensor_info(t)
+    if info.count == 0:
+        return False
+    first = data[: info.kind.itemsize]
+    if info.kind.family == "bool":
+        return bool(first[0] & 1)
+    if info.kind.dtype is not None:
+        return bool(np.frombuffer(first.tobytes(), dtype=info.kind.dtype)[0] != 0)
+    return bool(first.any())
+
+
+def find_function(module: ModuleOp, name: str | None = None) -> func.FuncOp:
+    """The function to run: ``name``, else ``@main``, else the first function with a body."""
+    funcs = [op for op in module.walk() if isinstance(op, func.FuncOp) and op.body.blocks]
+    if name is not None:
+        for f in funcs:
+            if f.sym_name.data == name:
+                return f
+        raise MemoptError(f"no function '@{name}' with a body in the module")
+    for f in funcs:
+        if f.sym_name.data == "main":
+            return f
+    if not funcs:
+        raise MemoptError("the module has no function with a body to run")
+    return funcs[0]
+
+
+def global_store(module: ModuleOp) -> dict[str, np.ndarray]:
+    """Off-chip memory: the (read-only) bytes of every ``memopt.global``."""
+    store = {}
+    for op in module.walk():
+        if isinstance(op, GlobalOp):
+            data = global_bytes(op.sym_name.data, op.type, op.value)
+            data.flags.writeable = False
+            store[op.sym_name.data] = data
+    return store
+
+
+class Interpreter:
+    """Executes one function in one memory model (``Unplanned`` or ``Planned``)."""
+
+    def __init__(self, module: ModuleOp, memory, observer: Observer | None = None, seed: int = 0):
+        self.module = module
+        self.memory = memory
+        self.observer = observer or Observer()
+        self.seed = seed
+        self.store = global_store(module)
+        self.env: dict[SSAValue, object] = {}
+        self.ident: dict[Operation, int] = {}
+
+    # ------------------------------------------------------------------ entry
+
+    def run(self, f: func.FuncOp) -> Execution:
+        self.ident = {}
+        for op in f.body.walk():
+            if op is not f and not isinstance(op, (GetGlobalOp, ViewOp, DmaStartOp, DmaWaitOp)):
+                self.ident[op] = len(self.ident)
+        self.env = {}
+        block = f.body.blocks[0]
+        args = []
+        for i, a in enumerate(block.args):
+            if not isinstance(a.type, TensorType):
+                self.env[a] = None
+                continue
+            dst = self.memory.arg(i, a)
+            dst[:] = input_bytes(i, a.name_hint or "", a.type, self.seed)
+            self.env[a] = dst
+            args.append(a)
+        for a in args:
+            self.observer.on_produce(a, self.env[a])  # type: ignore[arg-type]
+        outs = self.run_block(block)
+        ret = block.last_op
+        types = list(ret.operand_types) if isinstance(ret, func.ReturnOp) else []
+        return Execution(f, outs, types)
+
+    # ------------------------------------------------------------------ blocks
+
+    def read(self, value: SSAValue, user: Operation) -> np.ndarray:
+        if value not in self.env:  # xDSL does not check dominance
+            raise MemoptError(f"value '{value_name(value)}' is used before it is defined", user)
+        data = self.env[value]
+        if data is None:
+            raise MemoptError(f"cannot execute a use of non-tensor value '{value_name(value)}'", user)
+        self.observer.on_read(value, data, user)  # type: ignore[arg-type]
+        return data  # type: ignore[return-value]
+
+    def read_all(self, values, user: Operation) -> list[np.ndarray]:
+        """Copies of all ``values``, read before anything is written (parallel-copy semantics)."""
+        return [self.read(v, user).copy() for v in values]
+
+    def run_block(self, block: Block) -> list[np.ndarray]:
+        """Run ``block``; return copies of what its terminator yields/returns."""
+        for op in block.ops:
+            if isinstance(op, (YieldOp, func.ReturnOp)):
+                return self.read_all(op.operands, op)
+            self.exec_op(op)
+        return []
+
+    def bind(self, op: Operation, datas: list[np.ndarray], values) -> None:
+        """Write ``datas`` into fresh storage for ``op``'s results and bind them to ``values``."""
+        dsts = []
+        for k, data in enumerate(datas):
+            dst = self.memory.result(op, k)
+            dst[:] = data
+            dsts.append(dst)
+        for v, dst in zip(values, dsts):
+            self.env[v] = dst
+        for v, dst in zip(values, dsts):
+            self.observer.on_produce(v, dst)
+
+    # ------------------------------------------------------------------ ops
+
+    def exec_op(self, op: Operation) -> None:
+        if isinstance(op, GetGlobalOp):
+            self.env[op.result] = self.store[op.global_name.root_reference.data]
+            self.observer.on_produce(op.result, self.env[op.result])  # type: ignore[arg-type]
+        elif isinstance(op, ViewOp):
+            src = self.read(op.source, op)
+            off = op.offset.value.data
+            self.env[op.result] = src[off : off + byte_size(op.result.type)]  # type: ignore[arg-type]
+            self.observer.on_produce(op.result, self.env[op.result])  # type: ignore[arg-type]
+        elif isinstance(op, ComputeOp):
+            self.exec_compute(op, op.kind.data)
+        elif isinstance(op, DmaStartOp):
+            self.env[op.token] = self.memory.dma_start(op, self.store[op.src.root_reference.data])
+        elif isinstance(op, DmaWaitOp):
+            t = self.env.get(op.token)
+            if t is None:
+                raise MemoptError("dma_wait on a transfer that was never started", op)
+            self.env[op.result] = self.memory.dma_wait(op, t)
+            self.observer.on_produce(op.result, self.env[op.result])  # type: ignore[arg-type]
+        elif isinstance(op, IfOp):
+            cond = self.read(op.cond, op)
+            taken = op.then_region if truth(cond, op.cond.type) else op.else_region
+            datas = self.run_block(taken.blocks[0]) if taken.blocks else []
+            self.bind(op, datas, op.results)
+        elif isinstance(op, LoopOp):
+            current = self.read_all(op.init, op)
+            body = op.body.blocks[0]
+            for _ in range(op.trip_count.value.data):
+                self.bind(op, current, body.args)
+                current = self.run_block(body)
+            self.bind(op, current, op.results)
+        elif isinstance(op, (GlobalOp, DmaBufferOp)):
+            pass
+        elif op.regions:
+            raise MemoptError(f"cannot execute operation '{op.name}' (unknown op with regions)", op)
+        else:
+            self.exec_compute(op, op.name)
+
+    def exec_compute(self, op: Operation, kind: str) -> None:
+        """A compute op, or any unknown op without regions (treated as an opaque compute)."""
+        ins = [v for v in op.operands if isinstance(v.type, TensorType)]
+        datas = [self.read(v, op) for v in ins]
+        in_infos = [tensor_info(v.type) for v in ins]
+        res = [r for r in op.results if isinstance(r.type, TensorType)]
+        attrs = {k: getattr(a, "value", a) for k, a in op.attributes.items()}
+        if "axis" in attrs:
+            attrs["axis"] = getattr(attrs["axis"], "data", attrs["axis"])
+        outs = kernels.compute(kind, self.ident[op], datas, in_infos, [tensor_info(r.type) for r in res], attrs)
+        dsts = []
+        for r, data in zip(res, outs):
+            dst = self.memory.result(op, r.index)
+            dst[:] = data
+            dsts.append(dst)
+        for r in op.results:
+            if not isinstance(r.type, TensorType):
+                self.env[r] = None
+        for r, dst in zip(res, dsts):
+            self.env[r] = dst
+        for r, dst in zip(res, dsts):
+            self.observer.on_produce(r, dst)
+
+
+__all__ = ["Execution", "Interpreter", "Observer", "find_function", "global_store", "truth"]

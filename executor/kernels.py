@@ -1,0 +1,226 @@
+"""What a ``memopt.compute`` op computes: numpy kernels for common kinds, a byte mix for the rest.
+
+The executor exists to prove memory plans, not to be a fast inference engine, so the kernels only
+need to be *deterministic functions of every input byte*. The common kinds the importers produce
+(add, mul, relu, conv2d, matmul ...) run as real numpy code when the operand shapes fit the
+simple case; everything else -- unknown kinds, odd shapes, opaque element types -- uses
+:func:`mix`, which hashes every input byte (with the op's kind and identity) into a seed and
+fills every output byte from it. Either way, a plan that corrupts any byte an op reads changes
+what the op writes, and a plan that loses any byte an op writes is visible to its readers.
+
+Kernels must be bit-reproducible between planned and unplanned execution: they run on fresh
+typed copies (see :func:`memopt.executor.data.typed`), reductions use ``einsum`` without BLAS
+(whose blocking may vary), and floating-point warnings are silenced (overflow is still
+deterministic).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from .data import TensorInfo, as_bytes, sample, typed
+
+Kernel = Callable[[list[np.ndarray], list[TensorInfo], dict], "list[np.ndarray] | None"]
+"""(typed inputs, output infos, attributes) -> typed outputs, or None when the shapes don't fit."""
+
+
+def normalize_kind(kind: str) -> str:
+    """``"onnx.Conv"``, ``"Conv2D"``, ``"conv_2d"`` -> ``"conv"``-style lookup keys."""
+    k = kind.rsplit(".", 1)[-1].lower().replace("_", "").replace("-", "")
+    return k
+
+
+def _same_out(inputs: list[np.ndarray], outs: list[TensorInfo], arity: int) -> bool:
+    return (
+        len(inputs) == arity
+        and len(outs) == 1
+        and all(x.dtype == outs[0].kind.dtype for x in inputs)
+    )
+
+
+def _elementwise(fn: Callable[..., np.ndarray], arity: int, floats_only: bool = False) -> Kernel:
+    def kernel(inputs, outs, attrs):
+        if not _same_out(inputs, outs, arity):
+            return None
+        if floats_only and outs[0].kind.family != "float":
+            return None
+        try:
+            shape = np.broadcast_shapes(*(x.shape for x in inputs))
+        except ValueError:
+            return None
+        if tuple(shape) != outs[0].shape:
+            return None
+        return [np.asarray(fn(*inputs)).astype(outs[0].kind.dtype)]
+
+    return kernel
+
+
+def _relu(x: np.ndarray) -> np.ndarray:
+    return np.where(x > 0, x, np.zeros_like(x))
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def _conv2d(inputs, outs, attrs):
+    """NCHW conv, stride 1, no dilation, groups 1; 'valid' or odd-kernel 'same' padding as the
+    output shape says; optional bias [F]."""
+    if len(inputs) not in (2, 3) or len(outs) != 1 or outs[0].kind.family != "float":
+        return None
+    x, w = inputs[0], inputs[1]
+    if x.ndim != 4 or w.ndim != 4 or len(outs[0].shape) != 4:
+        return None
+    n, c, h, wd = x.shape
+    f, wc, kh, kw = w.shape
+    on, of, oh, ow = outs[0].shape
+    if wc != c or on != n or of != f:
+        return None
+    if (oh, ow) == (h - kh + 1, wd - kw + 1):
+        pad = (0, 0)
+    elif (oh, ow) == (h, wd) and kh % 2 and kw % 2:
+        pad = (kh // 2, kw // 2)
+    else:
+        return None
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (pad[0], pad[0]), (pad[1], pad[1])))
+    win = np.lib.stride_tricks.sliding_window_view(xp, (kh, kw), axis=(2, 3))  # n c oh ow kh kw
+    y = np.einsum("nchwij,fcij->nfhw", win, w.astype(np.float64), optimize=False)
+    if len(inputs) == 3:
+        b = inputs[2]
+        if b.shape != (f,):
+            return None
+        y = y + b.astype(np.float64)[None, :, None, None]
+    return [y.astype(outs[0].kind.dtype)]
+
+
+def _matmul(inputs, outs, attrs):
+    if len(inputs) != 2 or len(outs) != 1 or outs[0].kind.family != "float":
+        return None
+    a, b = inputs
+    if a.ndim < 2 or b.ndim < 2 or a.shape[-1] != b.shape[-2]:
+        return None
+    try:
+        batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    except ValueError:
+        return None
+    if tuple(batch) + (a.shape[-2], b.shape[-1]) != outs[0].shape:
+        return None
+    y = np.einsum("...mk,...kn->...mn", a.astype(np.float64), b.astype(np.float64), optimize=False)
+    return [y.astype(outs[0].kind.dtype)]
+
+
+def _gemm(inputs, outs, attrs):
+    """ONNX Gemm without alpha/beta: A[M,K] x B (as [K,N], or [N,K] when that is what fits) + C."""
+    if len(inputs) not in (2, 3) or len(outs) != 1 or outs[0].kind.family != "float":
+        return None
+    a, b = inputs[0], inputs[1]
+    if a.ndim != 2 or b.ndim != 2 or len(outs[0].shape) != 2:
+        return None
+    m, n = outs[0].shape
+    if a.shape[0] != m:
+        return None
+    if b.shape == (a.shape[1], n):
+        bt = b
+    elif b.shape == (n, a.shape[1]):
+        bt = b.T
+    else:
+        return None
+    y = np.einsum("mk,kn->mn", a.astype(np.float64), bt.astype(np.float64), optimize=False)
+    if len(inputs) == 3:
+        try:
+            y = y + np.broadcast_to(inputs[2].astype(np.float64), (m, n))
+        except ValueError:
+            return None
+    return [y.astype(outs[0].kind.dtype)]
+
+
+def _reshape(inputs, outs, attrs):
+    """Reshape-like kinds: the first input's bytes, reinterpreted with the output's shape."""
+    if not inputs or len(outs) != 1 or inputs[0].dtype != outs[0].kind.dtype:
+        return None
+    if inputs[0].size != outs[0].count:
+        return None
+    return [inputs[0].reshape(outs[0].shape)]
+
+
+def _concat(inputs, outs, attrs):
+    if not inputs or len(outs) != 1 or any(x.dtype != outs[0].kind.dtype for x in inputs):
+        return None
+    out = outs[0].shape
+    if any(x.ndim != len(out) for x in inputs):
+        return None
+    axes = range(len(out))
+    axis_attr = attrs.get("axis")
+    if axis_attr is not None:
+        axes = [int(axis_attr) % max(1, len(out))]
+    for ax in axes:
+        if all(x.shape[:ax] + x.shape[ax + 1:] == out[:ax] + out[ax + 1:] for x in inputs) and sum(
+            x.shape[ax] for x in inputs
+        ) == out[ax]:
+            return [np.concatenate(inputs, axis=ax)]
+    return None
+
+
+KERNELS: dict[str, Kernel] = {
+    "add": _elementwise(np.add, 2),
+    "sub": _elementwise(np.subtract, 2),
+    "mul": _elementwise(np.multiply, 2),
+    "max": _elementwise(np.maximum, 2),
+    "min": _elementwise(np.minimum, 2),
+    "relu": _elementwise(_relu, 1),
+    "neg": _elementwise(np.negative, 1),
+    "sigmoid": _elementwise(_sigmoid, 1, floats_only=True),
+    "tanh": _elementwise(np.tanh, 1, floats_only=True),
+    "conv": _conv2d,
+    "conv2d": _conv2d,
+    "matmul": _matmul,
+    "gemm": _gemm,
+    "reshape": _reshape,
+    "flatten": _reshape,
+    "squeeze": _reshape,
+    "unsqueeze": _reshape,
+    "expandshape": _reshape,
+    "collapseshape": _reshape,
+    "identity": _reshape,
+    "copy": _reshape,
+    "concat": _concat,
+    "concatenate": _concat,
+}
+"""Kinds with a real numpy kernel (keys as :func:`normalize_kind` gives them)."""
+
+
+def mix(kind: str, ident: int, inputs: Sequence[np.ndarray], outs: Sequence[TensorInfo]) -> list[np.ndarray]:
+    """Output bytes that depend on every input byte, the kind and the op's identity.
+
+    Values stay in the output type's small, finite range (see :func:`~.data.sample`), so a mix
+    feeding a numpy kernel never produces NaN/inf."""
+    h = hashlib.blake2b(digest_size=16)
+    h.update(kind.encode())
+    h.update(int(ident).to_bytes(8, "little", signed=True))
+    for x in inputs:
+        h.update(len(x).to_bytes(8, "little"))
+        h.update(memoryview(np.ascontiguousarray(x)))
+    rng = np.random.default_rng(int.from_bytes(h.digest(), "little"))
+    return [sample(rng, info) for info in outs]
+
+
+def compute(
+    kind: str, ident: int, inputs: Sequence[np.ndarray], in_infos: Sequence[TensorInfo],
+    outs: Sequence[TensorInfo], attrs: dict | None = None,
+) -> list[np.ndarray]:
+    """Output bytes of a compute op from its input bytes (numpy kernel if one fits, else mix)."""
+    kernel = KERNELS.get(normalize_kind(kind))
+    if kernel is not None and outs and all(o.kind.dtype is not None for o in outs):
+        typed_in = [typed(x, info) for x, info in zip(inputs, in_infos)]
+        if all(t is not None for t in typed_in):
+            with np.errstate(all="ignore"):
+                result = kernel(typed_in, list(outs), attrs or {})  # type: ignore[arg-type]
+            if result is not None:
+                return [as_bytes(np.asarray(r, dtype=o.kind.dtype)).copy() for r, o in zip(result, outs)]
+    return mix(kind, ident, inputs, outs)
+
+
+__all__ = ["KERNELS", "Kernel", "compute", "mix", "normalize_kind"]

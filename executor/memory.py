@@ -1,0 +1,233 @@
+"""Where the executor keeps tensors: every value its own array, or one planned arena.
+
+The interpreter asks a memory model for the storage of every value an op *writes* (function
+arguments, compute/unknown-op results, ``if`` results, loop-carried slots) and for the DMA
+transfers; views, weights and DMA results are derived from those. Two models:
+
+* :class:`Unplanned` -- the reference semantics: every write gets a fresh array, and a
+  ``dma_wait`` returns the weight's bytes directly (DMA buffers do not exist);
+* :class:`Planned` -- what the plan attributes say: one ``uint8`` arena of the planned size
+  (filled with garbage, so nothing can be read before it is written), every value written at its
+  ``memopt.offsets`` / ``memopt.arg_offsets`` entry, loop results and the body's block arguments
+  sharing a slot, and real DMA staging buffers (``memopt.dma_buffer``; each its own array, or at
+  its on-chip offset when it carries a ``memopt.onchip_offset`` attribute (set by ``plan-memory``/``insert-dma``, see :mod:`memopt.passes.dma_layout`)).
+
+The plan is read from the attributes only -- never recomputed -- so a hand-edited or broken plan
+is executed exactly as written. Malformed plan attributes are located :class:`MemoptError`\\ s.
+
+DMA timing: by default a transfer lands when ``dma_start`` runs (``dma_landing="start"``), so a
+later ``dma_start`` into bytes that an earlier ``dma_wait`` result still needs overwrites them;
+``dma_landing="wait"`` delays the copy to the ``dma_wait`` instead (the other end of the window
+in which real hardware may write). A plan is right only if it is right for both.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, ModuleOp, TensorType
+from xdsl.ir import Operation, SSAValue
+
+from memopt.diagnostics import MemoptError
+from memopt.dialects.memopt import (
+    ARG_OFFSETS_ATTR, OFFSETS_ATTR, PLAN_ATTR, DmaBufferOp, DmaStartOp, DmaWaitOp, GetGlobalOp,
+    PlanAttr, ViewOp, YieldOp, byte_size,
+)
+
+DMA_OFFSET_ATTR = "memopt.onchip_offset"
+"""Optional integer attribute on ``memopt.dma_buffer``: its offset in the on-chip arena."""
+
+DMA_LANDINGS = ("start", "wait")
+
+
+@dataclass
+class Transfer:
+    """A DMA in flight: the weight bytes, and where they go (None in unplanned execution)."""
+
+    data: np.ndarray
+    dst: np.ndarray | None = None
+    landed: bool = False
+
+
+class Unplanned:
+    """Reference semantics: every written value gets its own fresh array."""
+
+    planned = False
+
+    def arg(self, index: int, value: SSAValue) -> np.ndarray:
+        return np.empty(byte_size(value.type), np.uint8)  # type: ignore[arg-type]
+
+    def result(self, op: Operation, k: int) -> np.ndarray:
+        return np.empty(byte_size(op.results[k].type), np.uint8)  # type: ignore[arg-type]
+
+    def dma_start(self, op: DmaStartOp, data: np.ndarray) -> Transfer:
+        return Transfer(data)
+
+    def dma_wait(self, op: DmaWaitOp, t: Transfer) -> np.ndarray:
+        return t.data.copy()
+
+
+def _int_list(attr, op: Operation, name: str, n: int) -> list[int]:
+    if not isinstance(attr, DenseArrayBase):
+        raise MemoptError(f"missing '{name}' attribute on a planned op", op)
+    vals = [int(v) for v in attr.get_values()]
+    if len(vals) != n:
+        raise MemoptError(f"'{name}' has {len(vals)} entries, expected {n}", op)
+    return vals
+
+
+def written_ops(f: func.FuncOp) -> list[Operation]:
+    """Ops whose tensor results the executor writes into fresh storage (needing an offset)."""
+    out = []
+    for op in f.body.walk():
+        if op is f or isinstance(op, (GetGlobalOp, ViewOp, DmaWaitOp, DmaStartOp, YieldOp, func.ReturnOp)):
+            continue
+        if any(isinstance(r.type, TensorType) for r in op.results):
+            out.append(op)
+    return out
+
+
+def is_planned(f: func.FuncOp) -> bool:
+    return isinstance(f.attributes.get(PLAN_ATTR), PlanAttr)
+
+
+@dataclass
+class Planned:
+    """One arena laid out by the plan attributes of ``f`` (see module docstring)."""
+
+    f: func.FuncOp
+    module: ModuleOp
+    dma_landing: str = "start"
+    arena: np.ndarray = field(init=False)
+    arena_size: int = field(init=False)
+    offsets: dict[tuple[Operation, int], int] = field(init=False)
+    arg_offsets: list[int] = field(init=False)
+    dma_buffers: dict[str, np.ndarray] = field(init=False)
+
+    planned = True
+
+    def __post_init__(self) -> None:
+        if self.dma_landing not in DMA_LANDINGS:
+            raise ValueError(f"unknown dma landing '{self.dma_landing}'")
+        f = self.f
+        plan = f.attributes.get(PLAN_ATTR)
+        if not isinstance(plan, PlanAttr):
+            raise MemoptError(
+                f"function '@{f.sym_name.data}' is not planned: no '{PLAN_ATTR}' attribute "
+                "(run memopt-opt --plan-memory first)", f,
+            )
+        self.arena_size = plan.arena_size.data
+        size = self.arena_size
+        # DMA staging buffers (module-level symbols), possibly inside the on-chip arena.
+        placed: dict[str, tuple[int, int]] = {}
+        own: dict[str, int] = {}
+        for op in self.module.walk():
+            if isinstance(op, DmaBufferOp):
+                n = op.size.value.data
+                at = op.attributes.get(DMA_OFFSET_ATTR)
+                if at is None:
+                    own[op.sym_name.data] = n
+                    continue
+                if not isinstance(at, IntegerAttr) or at.value.data < 0:
+                    raise MemoptError(f"'{DMA_OFFSET_ATTR}' must be a non-negative integer", op)
+                placed[op.sym_name.data] = (at.value.data, n)
+                size = max(size, at.value.data + n)
+        # Garbage, not zeros: reading a byte before anyone wrote it must show.
+        self.arena = np.random.default_rng(0x6D656D).integers(0, 256, size, dtype=np.uint8)
+        self.dma_buffers = {s: self.arena[o : o + n] for s, (o, n) in placed.items()}
+        self.dma_buffers.update(
+            {s: np.random.default_rng(n).integers(0, 256, n, dtype=np.uint8) for s, n in own.items()}
+        )
+        names = ValueNames(f)
+        args = f.body.blocks[0].args
+        self.arg_offsets = []
+        if any(isinstance(a.type, TensorType) for a in args):
+            self.arg_offsets = _int_list(f.attributes.get(ARG_OFFSETS_ATTR), f, ARG_OFFSETS_ATTR, len(args))
+            for a, off in zip(args, self.arg_offsets):
+                if isinstance(a.type, TensorType):
+                    self._check(off, a, f, names)
+        self.offsets = {}
+        for op in written_ops(f):
+            vals = _int_list(op.attributes.get(OFFSETS_ATTR), op, OFFSETS_ATTR, len(op.results))
+            for k, (r, off) in enumerate(zip(op.results, vals)):
+                if isinstance(r.type, TensorType):
+                    self._check(off, r, op, names)
+                    self.offsets[(op, k)] = off
+
+    def _check(self, off: int, value: SSAValue, op: Operation, names: "ValueNames") -> None:
+        n = byte_size(value.type)  # type: ignore[arg-type]
+        if off < 0:
+            raise MemoptError(f"tensor '{names.of(value)}' has no arena offset ({off}) in a planned function", op)
+        if off + n > self.arena_size:
+            raise MemoptError(
+                f"tensor '{names.of(value)}' at [{off}, {off + n}) exceeds the arena size {self.arena_size}", op
+            )
+
+    def arg(self, index: int, value: SSAValue) -> np.ndarray:
+        off = self.arg_offsets[index]
+        return self.arena[off : off + byte_size(value.type)]  # type: ignore[arg-type]
+
+    def result(self, op: Operation, k: int) -> np.ndarray:
+        off = self.offsets[(op, k)]
+        return self.arena[off : off + byte_size(op.results[k].type)]  # type: ignore[arg-type]
+
+    def dma_start(self, op: DmaStartOp, data: np.ndarray) -> Transfer:
+        buf = self.dma_buffers.get(op.dst.root_reference.data)
+        if buf is None:
+            raise MemoptError(f"unknown DMA buffer {op.dst}", op)
+        off = op.offset.value.data
+        if off + len(data) > len(buf):
+            raise MemoptError(f"DMA of {len(data)} bytes at offset {off} overflows {op.dst}", op)
+        t = Transfer(data, buf[off : off + len(data)])
+        if self.dma_landing == "start":
+            self._land(t)
+        return t
+
+    def dma_wait(self, op: DmaWaitOp, t: Transfer) -> np.ndarray:
+        if not t.landed:
+            self._land(t)
+        assert t.dst is not None
+        return t.dst
+
+    @staticmethod
+    def _land(t: Transfer) -> None:
+        assert t.dst is not None
+        t.dst[:] = t.data
+        t.landed = True
+
+
+class ValueNames:
+    """Printable names of a function's values (see :func:`value_name`)."""
+
+    def __init__(self, f: func.FuncOp) -> None:
+        self._index: dict[SSAValue, int] = {}
+        for a in f.body.blocks[0].args:
+            self._index[a] = len(self._index)
+        for op in f.body.walk():
+            for region in op.regions:
+                for block in region.blocks:
+                    for a in block.args:
+                        self._index.setdefault(a, len(self._index))
+            for r in op.results:
+                self._index.setdefault(r, len(self._index))
+
+    def of(self, value: SSAValue) -> str:
+        return value_name(value, self._index.get(value, 0))
+
+
+def value_name(value: SSAValue, index: int = 0) -> str:
+    """``%name`` (``%name#k`` for result k > 0 of a multi-result op), or ``%<index>``."""
+    from xdsl.ir import OpResult
+
+    base = value.name_hint or str(index)
+    if isinstance(value, OpResult) and len(value.op.results) > 1 and value.index > 0:
+        return f"%{base}#{value.index}"
+    return f"%{base}"
+
+
+__all__ = [
+    "DMA_LANDINGS", "DMA_OFFSET_ATTR", "Planned", "Transfer", "Unplanned", "ValueNames", "is_planned",
+    "value_name", "written_ops",
+]

@@ -1,0 +1,169 @@
+"""``memopt-run``: execute a memopt-dialect function with numpy, or prove its memory plan.
+
+    memopt-run IN.mlir [--func NAME] [--seed N]             run unplanned, print the results
+    memopt-run IN.mlir --planned [--dma-landing start|wait] run in the planned arena
+    memopt-run IN.mlir --check                              planned vs unplanned, value by value
+
+Inputs are deterministic pseudo-random small values (``--seed`` picks another set); weights use
+their ``dense`` value or bytes seeded by their name (see :mod:`memopt.executor.data`). Results
+are printed one line each with a digest of their bytes, so runs can be compared textually.
+
+``--check`` runs every planned function (or ``--func``) unplanned and in its arena (DMA landing
+at start and at wait) and fails, exit 1, on the first tensor that differs::
+
+    memopt-run: error: FILE:LINE:COL: tensor '%x' differs between planned and unplanned execution
+
+Every failure is one line on stderr (internal errors exit 2); never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import NoReturn
+
+import numpy as np
+
+PROG = "memopt-run"
+
+
+class RunError(Exception):
+    def __init__(self, message: str, loc: tuple[int, int] | None = None):
+        super().__init__(message)
+        self.message = message
+        self.loc = loc
+
+
+class _ArgParser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:  # type: ignore[override]
+        raise RunError(message)
+
+
+def _one_line(msg: str) -> str:
+    return " ".join(p.strip() for p in str(msg).splitlines() if p.strip())
+
+
+def _parser() -> _ArgParser:
+    p = _ArgParser(prog=PROG, description="execute a memopt function with numpy / prove its memory plan")
+    p.add_argument("input_file", help="input .mlir file ('-' for stdin)")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--check", action="store_true", help="compare planned and unplanned execution")
+    mode.add_argument("--planned", action="store_true", help="run in the planned arena")
+    p.add_argument("--func", default=None, help="function to run (default: @main, else the first)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the generated inputs (default 0)")
+    p.add_argument("--dma-landing", choices=("start", "wait"), default=None,
+                   help="when a DMA copy lands in planned execution (default: start; --check: both)")
+    return p
+
+
+def parse_module(text: str, filename: str):
+    """Parse and verify ``text``; errors become a located :class:`RunError`."""
+    from xdsl.utils.exceptions import DiagnosticException, ParseError
+
+    from memopt.diagnostics import (
+        LocatedParser, MemoptError, exception_message, locate, parse_error_message, verify_located,
+    )
+    from memopt.tools.opt import _make_context
+
+    ctx = _make_context()
+    lp = LocatedParser(ctx, text, filename)
+    try:
+        module = lp.parse_module()
+    except ParseError as e:
+        loc = e.span.get_location()
+        raise RunError(parse_error_message(e), (loc.line, loc.col)) from None
+    except DiagnosticException as e:
+        loc = lp._current_token.span.get_location()  # pyright: ignore[reportPrivateUsage]
+        raise RunError(exception_message(e), (loc.line, loc.col)) from None
+    try:
+        verify_located(module)
+    except MemoptError as e:
+        raise RunError(e.message, locate(e.op)) from None
+    return module
+
+
+def format_result(name: str, k: int, t, data: np.ndarray) -> str:
+    """``@main result #0 : tensor<4xf32> = [..] digest=..``: values in full up to 16 elements."""
+    from memopt.executor import digest
+    from memopt.executor.data import tensor_info, typed
+
+    info = tensor_info(t)
+    vals = typed(data, info)
+    flat = (vals.reshape(-1) if vals is not None else data)
+    shown = ", ".join(str(v) for v in flat[:16])
+    more = ", ..." if flat.size > 16 else ""
+    return f"@{name} result #{k} : {t} = [{shown}{more}] digest={digest(data).hex()[:16]}"
+
+
+def _run(argv: Sequence[str], state: dict) -> int:
+    from memopt.diagnostics import MemoptError, locate
+    from memopt.executor import check_module, run_function
+
+    args = _parser().parse_args(list(argv))
+    path = args.input_file
+    state["file"] = "<stdin>" if path == "-" else path
+    if path == "-":
+        text = sys.stdin.read()
+    else:
+        try:
+            with open(path, encoding="utf-8") as fh:
+                text = fh.read()
+        except FileNotFoundError:
+            raise RunError("could not open input file: no such file or directory") from None
+        except IsADirectoryError:
+            raise RunError("could not open input file: is a directory") from None
+        except (OSError, UnicodeDecodeError) as e:
+            raise RunError(f"could not read input file: {_one_line(str(e))}") from None
+    module = parse_module(text, state["file"])
+    out = []
+    try:
+        if args.check:
+            landings = (args.dma_landing,) if args.dma_landing else ("start", "wait")
+            for r in check_module(module, args.func, seed=args.seed, dma_landings=landings):
+                out.append(
+                    f"@{r.function}: planned execution matches unplanned ({r.values} values, "
+                    f"{r.reads} reads, {r.outputs} results, arena {r.arena_size} bytes)"
+                )
+        else:
+            ex = run_function(module, args.func, planned=args.planned, seed=args.seed,
+                              dma_landing=args.dma_landing or "start")
+            name = ex.func.sym_name.data
+            for k, (t, data) in enumerate(zip(ex.types, ex.outputs)):
+                out.append(format_result(name, k, t, data))
+    except MemoptError as e:
+        raise RunError(e.message, locate(e.op)) from None
+    sys.stdout.write("".join(line + "\n" for line in out))
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    if argv is None:
+        argv = sys.argv[1:]
+    state: dict = {}
+    try:
+        code = _run(list(argv), state)
+    except RunError as e:
+        where = state.get("file")
+        prefix = ""
+        if where is not None:
+            prefix = f"{where}:{e.loc[0]}:{e.loc[1]}: " if e.loc else f"{where}: "
+        sys.stderr.write(f"{PROG}: error: {prefix}{_one_line(e.message)}\n")
+        code = 1
+    except KeyboardInterrupt:
+        sys.stderr.write(f"{PROG}: error: interrupted\n")
+        code = 130
+    except SystemExit as e:  # --help
+        code = e.code if isinstance(e.code, int) else 0
+    except BaseException as e:  # noqa: BLE001 - never show a traceback
+        sys.stderr.write(f"{PROG}: error: internal error: {type(e).__name__}: {_one_line(str(e))}\n")
+        code = 2
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        pass
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
