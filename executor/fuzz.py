@@ -75,9 +75,9 @@ def configurations(strategies=None, modes=None, dma=None, alignments=(1, 16)) ->
 
 
 def _context():
-    from memopt.tools.opt import _make_context
+    from memopt.tools.opt import make_context
 
-    return _make_context()
+    return make_context()
 
 
 _CTX = _context()

@@ -13,7 +13,7 @@ from __future__ import annotations
 import weakref
 
 from xdsl.dialects.builtin import FileLineColLoc, ModuleOp
-from xdsl.ir import Operation
+from xdsl.ir import BlockArgument, Operation, OpResult
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 from xdsl.utils.lexer import Span
@@ -117,6 +117,41 @@ def exception_message(e: BaseException) -> str:
     return " ".join(parts) if parts else type(e).__name__
 
 
+def check_dominance(module: ModuleOp) -> None:
+    """Reject SSA uses that do not follow their definition (xDSL does not check dominance).
+
+    Every value used by an op must be defined earlier in the same block or in an enclosing
+    block (block arguments of an enclosing block count as defined at its start). A plan built
+    on an IR that breaks this would silently drop the early use from the value's lifetime.
+    """
+    position: dict[Operation, int] = {}
+
+    def index(op: Operation) -> int:
+        if op not in position:
+            block = op.parent_block()
+            if block is not None:
+                for k, o in enumerate(block.ops):
+                    position[o] = k
+        return position.get(op, -1)
+
+    for user in module.walk():
+        for value in user.operands:
+            if isinstance(value, BlockArgument):
+                home, def_index = value.block, -1
+            elif isinstance(value, OpResult):
+                home, def_index = value.op.parent_block(), index(value.op)
+            else:
+                continue
+            anchor: Operation | None = user
+            while anchor is not None and anchor.parent_block() is not home:
+                anchor = anchor.parent_op()
+            name = f"value '%{value.name_hint}'" if value.name_hint else "a value"
+            if anchor is None:
+                raise MemoptError(f"{name} is used outside the region that defines it", user)
+            if index(anchor) <= def_index:
+                raise MemoptError(f"{name} is used before it is defined", user)
+
+
 def verify_located(module: ModuleOp) -> None:
     """Verify ``module`` op by op (innermost first) and raise a MemoptError located at
     the first op that fails to verify."""
@@ -132,6 +167,7 @@ def verify_located(module: ModuleOp) -> None:
             if msg.startswith(f"'{name}' "):
                 msg = msg[len(name) + 3 :]
             raise MemoptError(f"'{name}' op {msg}", op) from e
+    check_dominance(module)
     # Block/region-level invariants (e.g. missing terminators) are only checked by
     # nested verification; run it once as a catch-all.
     try:
@@ -143,6 +179,7 @@ def verify_located(module: ModuleOp) -> None:
 __all__ = [
     "LocatedParser",
     "MemoptError",
+    "check_dominance",
     "copy_location",
     "exception_message",
     "locate",

@@ -92,6 +92,11 @@ def read_plan(lt: FunctionLifetimes) -> tuple[list[int], int, PlanAttr]:
     for op in _ops_with_arena_results(lt):
         for r, off in zip(op.results, offsets_of(op, OFFSETS_ATTR, len(op.results))):
             record(r, off, op)
+    # Offsets on ops without arena results are not harmless noise: a reader would trust them.
+    for op in lt.func.body.walk():
+        if OFFSETS_ATTR in op.attributes and not any(r in lt.storage_of for r in op.results):
+            for r, off in zip(op.results, offsets_of(op, OFFSETS_ATTR, len(op.results))):
+                record(r, off, op)
     missing = [i for i, o in enumerate(buffer_offset) if o is None]
     if missing:
         raise MemoptError(f"no offset recorded for buffer '{lt.problem.buffers[missing[0]].id}'", f)

@@ -204,7 +204,8 @@ def _build_pipeline(items: list[tuple[str, str]]) -> list[Any]:
 # ----------------------------------------------------------------------------- context
 
 
-def _make_context() -> Any:
+def make_context() -> Any:
+    """A context with every dialect memopt-opt understands (memopt, builtin, func, arith, ...)."""
     from xdsl.context import Context
 
     ctx = Context()
@@ -318,7 +319,7 @@ def _run(argv: Sequence[str], state: dict[str, str]) -> int:
             raise DriverError(f"could not read input file: {_one_line(str(e))}") from None
 
     # ---- parse
-    ctx = _make_context()
+    ctx = make_context()
     ctx.allow_unregistered = args.allow_unregistered_dialect
     lp = LocatedParser(ctx, text, state["file"])
     try:
@@ -414,3 +415,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+_make_context = make_context  # kept for callers of the old private name

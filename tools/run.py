@@ -64,9 +64,9 @@ def parse_module(text: str, filename: str):
     from memopt.diagnostics import (
         LocatedParser, MemoptError, exception_message, locate, parse_error_message, verify_located,
     )
-    from memopt.tools.opt import _make_context
+    from memopt.tools.opt import make_context
 
-    ctx = _make_context()
+    ctx = make_context()
     lp = LocatedParser(ctx, text, filename)
     try:
         module = lp.parse_module()

@@ -1,6 +1,8 @@
 // xDSL does not check dominance; the planner and the executor must not accept a use before the
 // definition (its lifetime would be wrong).
 // RUN: not memopt-opt %s --plan-memory 2>&1 | filecheck %s
+// Plain parsing rejects it too: the driver checks dominance after verification.
+// RUN: not memopt-opt %s 2>&1 | filecheck %s
 // RUN: not memopt-run %s 2>&1 | filecheck %s --check-prefix=EXEC
 // CHECK-NOT: Traceback
 // CHECK: {{^}}memopt-opt: error: {{.*}}use-before-def.mlir:14:5: value '%z' is used before it is defined
