@@ -5,10 +5,10 @@
 // RUN: not memopt-opt %s 2>&1 | filecheck %s
 // RUN: not memopt-run %s 2>&1 | filecheck %s --check-prefix=EXEC
 // CHECK-NOT: Traceback
-// CHECK: {{^}}memopt-opt: error: {{.*}}use-before-def.mlir:14:5: value '%z' is used before it is defined
+// CHECK: {{^}}memopt-opt: error: {{.*}}use-before-def.mlir:16:5: value '%z' is used before it is defined
 // CHECK-NOT: {{.}}
 // EXEC-NOT: Traceback
-// EXEC: {{^}}memopt-run: error: {{.*}}use-before-def.mlir:14:5: value '%z' is used before it is defined
+// EXEC: {{^}}memopt-run: error: {{.*}}use-before-def.mlir:16:5: value '%z' is used before it is defined
 // EXEC-NOT: {{.}}
 
 builtin.module {
