@@ -29,9 +29,16 @@ Plan of work (every step keeps the best valid plan found so far, so stopping any
      sides are solved independently.
 
    Several preorders are tried round-robin with a node limit that doubles every round (as
-   MiniMalloc does). Without a ``capacity`` the caps are chosen by a binary search between the
-   lower bound (``bounds.lower_bound``) and the best height found; a branch that is exhausted
-   without hitting its node limit proves that cap infeasible and raises the lower bound.
+   MiniMalloc does), plus, each round, a jittered copy of each (every buffer moved by ~3 places,
+   from ``seed``) with a quarter of the limit: run lengths are heavy-tailed, and a nearby order
+   often succeeds at once where its base order thrashes. Unlike MiniMalloc, the independent
+   partitions (no buffer live across their boundary) are solved *separately*, each by the
+   first run that succeeds, and a solved partition is kept for every larger cap: one preorder
+   rarely suits all partitions (on E one needs ``TWA``, the other ``TAW``, and neither order
+   solves both within 30k nodes). Without a ``capacity`` the caps are chosen by a binary
+   search between the lower bound (``bounds.lower_bound``) and the best height found; a branch
+   that is exhausted without hitting its node limit proves that cap infeasible and raises the
+   lower bound.
 
 2. **Hill climbing over the placement order** with the remaining budget (Arm Vela's
    ``HillClimb`` allocator, TelaMalloc-style order search): starting from the best order known, a buffer that reaches
@@ -48,10 +55,11 @@ valid; the search is just weaker, and its failures prove nothing). Alignment is 
 Budget split: branch and bound gets 70 % of the budget (90 % with a capacity), hill climbing
 the rest; the portfolio's own run time counts against the budget but is never cut short.
 
-Measured (``bench/search.py``, budget 60 s): minimalloc's challenging suite at capacity
-1,048,576 — A, B, C, D, F fit (0.2–14 s); E does not (best 1,137,664, +8.5 %; it stops at its work
-cap after ~36 s). Every idealloc trace reaches its lower bound in about 1 s (budget 10 s);
-``nn_like(20000)`` goes from greedy +0.32 % to LB in about 4 s.
+Measured (``bench/search.py``, budget 60 s, 2-core machine under load): minimalloc's challenging
+suite at capacity 1,048,576 — all six fit: A 3.7 s, B 8.4 s, C 3.5 s, D 2.5 s, E 13.1 s, F 0.2 s
+(work 33k, 79k, 37k, 15k, 188k, 1.5k nodes of the 324k cap; C lands at 1,047,552 and D at
+1,048,576, as the capacity is the target). Every idealloc trace reaches its lower bound in
+about 1 s (budget 10 s); ``nn_like(20000)`` goes from greedy +0.32 % to LB in about 4 s.
 
 Determinism: all search decisions depend only on the problem, ``seed`` and counted work (branch
 and bound nodes, hill-climbing evaluations), never on the clock. The budget is turned into a
@@ -82,6 +90,7 @@ NODES_PER_SECOND = 6_000
 
 _OK, _FAIL, _ABORT = 0, 1, 2
 _BIG = 1 << 62
+_UMAX, _UMIN = np.maximum.reduce, np.minimum.reduce
 _HEURISTICS = ("WAT", "TAW", "TWA")
 
 
@@ -270,22 +279,28 @@ class _BranchAndBound:
         self.mo[m] = cap  # the sections' sentinel member
 
     def run(self) -> int:
+        """Solve every partition in turn (all must fit)."""
+        for members, a, z in self.st.partitions():
+            status = self.run_part(members, a, z)
+            if status != _OK:
+                return status
+        return _OK
+
+    def run_part(self, members: list[int], a: int, z: int) -> int:
+        """Solve one independent partition (buffers ``members``, sections ``[a, z)``)."""
         st = self.st
-        if any(s > self.cap for s in st.size):
+        if any(st.size[k] > self.cap for k in members):
             return _FAIL
         # The depth-first search recurses once per placed buffer (pure-Python frames, which
         # CPython >= 3.11 runs without growing the C stack).
         old_limit = sys.getrecursionlimit()
         sys.setrecursionlimit(max(old_limit, 3 * st.m + 1000))
         try:
-            for members, a, z in st.partitions():
-                if self._solve(members, a, z) != _OK:
-                    return _FAIL
+            return self._solve(members, a, z)
         except _Abort:
             return _ABORT
         finally:
             sys.setrecursionlimit(old_limit)
-        return _OK
 
     def _solve(self, members: list[int], a: int, z: int) -> int:
         rank = self.rank
@@ -307,17 +322,14 @@ class _BranchAndBound:
         size = st.size
         # Candidates: keys below the lowest reachable top (dominance), at or after `last`
         # (canonical order).
-        mh = 1 << 62
-        cands = []
-        for key in keys:
-            off = key[0]
+        mh = _BIG
+        for off, _, k in keys:
             if off >= mh:
                 break
-            h = off + size[key[2]]
+            h = off + size[k]
             if h < mh:
                 mh = h
-            if key > last:
-                cands.append(key)
+        cands = keys[bisect.bisect_right(keys, last):bisect.bisect_left(keys, (mh,))]
         if not cands:
             return _FAIL
         cap = self.cap
@@ -329,13 +341,12 @@ class _BranchAndBound:
         F, T = floor[a:z], total[a:z]
         mo = self.mo
         ptr, ptrl, mem = st.sec_ptr, st.sec_ptr_list, st.sec_members
+        umax, umin = _UMAX, _UMIN
         cached_off = -1
         vlo = vhi = 0
         nviol = 0
         for key in cands:
             off, _, b = key
-            if off >= mh:
-                break
             sb = size[b]
             h = off + sb
             lo, hi = sec_lo[b], sec_hi[b]
@@ -346,15 +357,21 @@ class _BranchAndBound:
                 # monotonic-floor test at `off` must lie inside b's range.
                 if off != cached_off:
                     cached_off = off
-                    viol = np.flatnonzero(np.maximum(F, off) + T > cap)
-                    nviol = len(viol)
+                    v = np.maximum(F, off)
+                    v += T
+                    nviol = umax(v) > cap
                     if nviol:
+                        viol = (v > cap).nonzero()[0]
                         vlo, vhi = int(viol[0]) + a, int(viol[-1]) + a
                 if nviol:
                     if vlo < lo or vhi >= hi:
                         ok = False
-                    elif int((np.maximum(floor[lo:hi] - sb, off) + total[lo:hi]).max()) > cap:
-                        ok = False
+                    else:
+                        v = floor[lo:hi] - sb
+                        np.maximum(v, off, out=v)
+                        v += total[lo:hi]
+                        if umax(v) > cap:
+                            ok = False
             # Bump the minimum offsets of unplaced neighbours.
             cu: list[int] = []
             cnew: list[int] = []
@@ -400,7 +417,7 @@ class _BranchAndBound:
                 np.maximum(uf, floor[ra:rz], out=uf)
                 np.maximum(uf, off, out=uf)
                 uf += total[ra:rz]
-                ok = int(uf.max()) <= cap
+                ok = umax(uf) <= cap
             if ok:
                 pos = bisect_left(keys, key)
                 del keys[pos]
@@ -412,9 +429,9 @@ class _BranchAndBound:
                 if hi - lo >= 2:
                     seg = cuts[lo:hi - 1]
                     seg -= 1
-                    zero = np.flatnonzero(seg == 0)
-                    if len(zero):
-                        status = self._decompose(members, a, z, [lo + 1 + int(s) for s in zero])
+                    if umin(seg) == 0:
+                        zero = (seg == 0).nonzero()[0].tolist()
+                        status = self._decompose(members, a, z, [lo + 1 + s for s in zero])
                     else:
                         status = self._dfs(keys, key, members, a, z)
                     seg += 1
@@ -608,6 +625,7 @@ class SearchStrategy(Strategy):
         if st.m == 0:
             return None
         ranks = [st.preorder(h) for h in _HEURISTICS]
+        cache = _PartCache(st)
         found: tuple[list[int], int] | None = None
         proven_lo = lb  # every cap below this is infeasible
         limit = max(st.m, 64)
@@ -616,12 +634,20 @@ class SearchStrategy(Strategy):
         # the capacity and the best height (so that an unreachable capacity still yields a good plan);
         # otherwise the whole round is that binary search.
         open_capacity = capacity is not None
+        rounds = 0
         while work.left > 0:
             limit *= 2
+            rounds += 1
+            # The three MiniMalloc preorders with the full limit, then a jittered copy of each
+            # (fresh every round) with a quarter of it: run lengths are heavy-tailed, and a
+            # slightly different order often succeeds where its base order thrashes.
+            rng = random.Random(self.seed * 1_000_003 + rounds)
+            runs = [(r, limit) for r in ranks] + [
+                (_perturb(r, rng), max(64, limit // 4)) for r in ranks]
             if open_capacity:
                 cap = max(capacity, proven_lo)
                 if cap < best_h:
-                    status, sol = self._try_cap(st, cap, ranks, limit, work)
+                    status, sol = self._try_cap(st, cap, runs, work, cache)
                     if status == _OK:
                         found = self._offsets(problem, st, sol)
                         return found
@@ -633,11 +659,12 @@ class SearchStrategy(Strategy):
             lo = max(proven_lo, capacity + 1) if open_capacity else proven_lo
             hi = best_h - 1  # look for plans strictly better than the best
             probes = 1 if open_capacity else -1
-            probe_limit = max(64, limit // 8) if open_capacity else limit
+            if open_capacity:
+                runs = [(r, max(64, limit // 8)) for r in ranks]
             while lo <= hi and work.left > 0 and probes != 0:
                 probes -= 1
                 cap = lo if lo == proven_lo and not open_capacity else (lo + hi) // 2
-                status, sol = self._try_cap(st, cap, ranks, probe_limit, work)
+                status, sol = self._try_cap(st, cap, runs, work, cache)
                 if status == _OK:
                     found = self._offsets(problem, st, sol)
                     best_h = found[1]
@@ -659,20 +686,63 @@ class SearchStrategy(Strategy):
         return offsets, _height(problem, offsets)
 
     @staticmethod
-    def _try_cap(st: _Structure, cap: int, ranks: list[list[int]], limit: int,
-                 work: _Work) -> tuple[int, list[int] | None]:
-        for rank in ranks:
-            if work.left <= 0:
-                return _ABORT, None
-            sub = _Work(min(limit, work.left), work.deadline)
-            bb = _BranchAndBound(st, cap, rank, sub)
-            status = bb.run()
-            work.charge(sub.used)
-            if status == _OK:
-                return _OK, bb.solution
-            if status == _FAIL:
+    def _try_cap(st: _Structure, cap: int, runs: list[tuple[list[int], int]], work: _Work,
+                 cache: "_PartCache") -> tuple[int, list[int] | None]:
+        """Fit every independent partition under ``cap``, each with its own preorder.
+
+        ``runs`` are (preorder, node limit) pairs, tried in turn. Partitions are independent,
+        so each one gets the first run that solves it (one
+        order rarely suits all of them), and a partition solved at some cap stays solved for
+        every larger cap (``cache``). One infeasible partition proves the cap infeasible.
+        """
+        sol = [-1] * st.m
+        status = _OK
+        for pi, (members, a, z) in enumerate(cache.parts):
+            if cap <= cache.infeasible[pi]:
                 return _FAIL, None
-        return _ABORT, None
+            hit = cache.solved[pi]
+            if hit is None or hit[0] > cap:
+                hit = None
+                for rank, limit in runs:
+                    if work.left <= 0:
+                        return _ABORT, None
+                    sub = _Work(min(limit, work.left), work.deadline)
+                    bb = _BranchAndBound(st, cap, rank, sub)
+                    part_status = bb.run_part(members, a, z)
+                    work.charge(sub.used)
+                    if part_status == _OK:
+                        offs = [bb.solution[k] for k in members]
+                        hit = (max(o + st.size[k] for k, o in zip(members, offs)), offs)
+                        cache.solved[pi] = hit
+                        break
+                    if part_status == _FAIL:
+                        cache.infeasible[pi] = max(cache.infeasible[pi], cap)
+                        return _FAIL, None
+            if hit is None:
+                status = _ABORT  # keep going: the other partitions may still fit (and be cached)
+                continue
+            for k, o in zip(members, hit[1]):
+                sol[k] = o
+        return status, (sol if status == _OK else None)
+
+
+def _perturb(rank: list[int], rng: random.Random, sigma: float = 3.0) -> list[int]:
+    """A jittered copy of a preorder: every buffer moves by about ``sigma`` places."""
+    key = [r + rng.gauss(0.0, sigma) for r in rank]
+    order = sorted(range(len(rank)), key=key.__getitem__)
+    out = [0] * len(rank)
+    for r, k in enumerate(order):
+        out[k] = r
+    return out
+
+
+class _PartCache:
+    """Per partition: the lowest plan found so far and the largest cap proven infeasible."""
+
+    def __init__(self, st: _Structure) -> None:
+        self.parts = st.partitions()
+        self.solved: list[tuple[int, list[int]] | None] = [None] * len(self.parts)
+        self.infeasible = [-1] * len(self.parts)
 
 
 register_strategy("search", SearchStrategy)

@@ -1,6 +1,13 @@
 """Planning core: buffers, bounds, validator, greedy strategies (hand-checked and property tests)."""
 
 import pytest
+
+from memopt.planning.strategies import _REGISTRY
+
+
+def quick(name: str) -> dict:
+    """Options that keep anytime strategies (``search``) to a few milliseconds in property tests."""
+    return {"budget": 0.05} if getattr(_REGISTRY.get(name), "uses_budget", False) else {}
 from hypothesis import given, settings, strategies as st
 
 from memopt.planning import (
@@ -115,11 +122,15 @@ def test_every_strategy_plan_validates_and_respects_bounds(rows):
     p = Problem.of(Buffer(f"b{i}", s, t, t + l, a, path) for i, (s, t, l, a, path) in enumerate(rows))
     heights = {}
     for name in strategy_names():
-        sol = make_strategy(name).plan(p)
+        sol = make_strategy(name, **quick(name)).plan(p)
         validate(p, sol)
         assert sol.height >= lower_bound(p)
         heights[name] = sol.height
-    assert heights["best"] == min(heights.values())
+    # ``best`` (without a budget) is the minimum over the greedy portfolio; anytime strategies
+    # such as ``search`` join it only with a budget and may beat it.
+    portfolio = [n for n in heights if n != "best" and not getattr(_REGISTRY[n], "uses_budget", False)]
+    assert heights["best"] == min(heights[n] for n in portfolio)
+    assert all(heights[n] >= heights["best"] for n in portfolio)
     assert lower_bound(p) <= max_live(p)
 
 
