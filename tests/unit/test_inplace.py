@@ -1,13 +1,6 @@
 """In-place (overwrite) support in the core: validator, folding, bounds, greedy strategies."""
 
 import pytest
-
-from memopt.planning.strategies import _REGISTRY
-
-
-def quick(name: str) -> dict:
-    """Options that keep anytime strategies (``search``) to a few milliseconds in property tests."""
-    return {"budget": 0.05} if getattr(_REGISTRY.get(name), "uses_budget", False) else {}
 from hypothesis import given, settings, strategies as st
 
 from memopt.planning import (
@@ -16,7 +9,12 @@ from memopt.planning import (
 )
 from memopt.planning.bounds import folded_max_live, lower_bound_inplace
 from memopt.planning.inplace import expand, fold_overwrites, plan_with_inplace, select_chains
-from memopt.planning.strategies import LargeFirst
+from memopt.planning.strategies import _REGISTRY, LargeFirst
+
+
+def quick(name: str) -> dict:
+    """Options that keep anytime strategies (``search``) to a few milliseconds in property tests."""
+    return {"budget": 0.05} if getattr(_REGISTRY.get(name), "uses_budget", False) else {}
 
 
 def relu_chain() -> Problem:

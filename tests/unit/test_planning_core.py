@@ -1,13 +1,6 @@
 """Planning core: buffers, bounds, validator, greedy strategies (hand-checked and property tests)."""
 
 import pytest
-
-from memopt.planning.strategies import _REGISTRY
-
-
-def quick(name: str) -> dict:
-    """Options that keep anytime strategies (``search``) to a few milliseconds in property tests."""
-    return {"budget": 0.05} if getattr(_REGISTRY.get(name), "uses_budget", False) else {}
 from hypothesis import given, settings, strategies as st
 
 from memopt.planning import (
@@ -15,7 +8,14 @@ from memopt.planning import (
     make_strategy, max_live, nested_lower_bound, plan, strategy_names, validate,
 )
 from memopt.planning.csvio import read_problem, write_solution
+from memopt.planning.strategies import _REGISTRY
 from memopt.planning.synthetic import nn_like
+
+
+def quick(name: str) -> dict:
+    """Options that keep anytime strategies (``search``) to a few milliseconds in property tests."""
+    return {"budget": 0.05} if getattr(_REGISTRY.get(name), "uses_budget", False) else {}
+
 
 GREEDY = ["sequential", "large-first", "short-first"]
 
