@@ -24,6 +24,18 @@ def _verify_plan() -> type[ModulePass]:
     return VerifyPlanPass
 
 
+def _insert_dma() -> type[ModulePass]:
+    from memopt.passes.insert_dma import InsertDmaPass
+
+    return InsertDmaPass
+
+
+def _report_latency() -> type[ModulePass]:
+    from memopt.passes.report_latency import ReportLatencyPass
+
+    return ReportLatencyPass
+
+
 def _canonicalize() -> type[ModulePass]:
     from xdsl.transforms.canonicalize import CanonicalizePass
 
@@ -49,6 +61,8 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     return {
         "plan-memory": _plan_memory,
         "verify-plan": _verify_plan,
+        "insert-dma": _insert_dma,
+        "report-latency": _report_latency,
         "canonicalize": _canonicalize,
         "cse": _cse,
         "dce": _dce,

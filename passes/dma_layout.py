@@ -1,0 +1,129 @@
+"""On-chip placement of the DMA staging buffers, after the arena.
+
+Why after the arena: the ping-pong buffers are live for the whole program (every Region of every
+function reuses them), while the arena is planned per function; putting them behind the largest
+arena keeps the arena plan untouched, so ``insert-dma`` and ``plan-memory`` can run in either
+order. The placement is recorded as discardable attributes:
+
+* ``memopt.onchip_offset = K : i64`` on every ``memopt.dma_buffer`` — its on-chip byte offset;
+* ``memopt.onchip_size = N : i64`` on the module — total on-chip bytes, the largest arena plus
+  the DMA buffers.
+
+:func:`place_dma_buffers` is called by ``insert-dma`` (when the module is already planned) and by
+``plan-memory`` (when DMA buffers already exist); :func:`check_dma_layout` is ``verify-plan``'s
+re-check of it.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
+from xdsl.ir import Operation
+
+from memopt.diagnostics import MemoptError
+from memopt.dialects.memopt import PLAN_ATTR, DmaBufferOp, DmaStartOp, PlanAttr
+from memopt.planning import align_up
+
+ONCHIP_OFFSET_ATTR = "memopt.onchip_offset"
+ONCHIP_SIZE_ATTR = "memopt.onchip_size"
+
+
+def dma_buffers(module: Operation) -> list[DmaBufferOp]:
+    return [op for op in module.walk() if isinstance(op, DmaBufferOp)]
+
+
+def planned_arenas(module: Operation) -> list[tuple[func.FuncOp, int]]:
+    out = []
+    for op in module.walk():
+        if isinstance(op, func.FuncOp) and isinstance(op.attributes.get(PLAN_ATTR), PlanAttr):
+            out.append((op, op.attributes[PLAN_ATTR].arena_size.data))
+    return out
+
+
+def layout_after_arena(arena: int, sizes: list[int], alignment: int) -> tuple[list[int], int]:
+    """On-chip offsets of buffers of ``sizes`` placed in order after an arena of ``arena``
+    bytes, each ``alignment``-aligned, and the total on-chip bytes."""
+    offsets: list[int] = []
+    end = arena
+    for s in sizes:
+        off = align_up(end, alignment)
+        offsets.append(off)
+        end = off + s
+    return offsets, end
+
+
+def onchip_total(arena: int, sizes: list[int], alignment: int) -> int:
+    """Total on-chip bytes of an arena and the DMA buffers (negative size = no such buffer)."""
+    return layout_after_arena(arena, [s for s in sizes if s >= 0], alignment)[1]
+
+
+def place_dma_buffers(module: ModuleOp, alignment: int = 16) -> int | None:
+    """Give every DMA buffer an on-chip offset after the largest arena and record the total.
+
+    Does nothing (returns None) before the module is planned or when it has no DMA buffers.
+    Returns the total on-chip bytes otherwise.
+    """
+    bufs = dma_buffers(module)
+    arenas = planned_arenas(module)
+    if not bufs or not arenas:
+        return None
+    offsets, end = layout_after_arena(
+        max(a for _, a in arenas), [b.size.value.data for b in bufs], alignment
+    )
+    for b, off in zip(bufs, offsets):
+        b.attributes[ONCHIP_OFFSET_ATTR] = IntegerAttr(off, i64)
+    module.attributes[ONCHIP_SIZE_ATTR] = IntegerAttr(end, i64)
+    return end
+
+
+def _int_attr(op: Operation, name: str) -> int:
+    a = op.attributes.get(name)
+    if not isinstance(a, IntegerAttr):
+        raise MemoptError(f"missing '{name}' attribute (run plan-memory after insert-dma)", op)
+    return a.value.data
+
+
+def check_dma_layout(module: ModuleOp) -> None:
+    """Re-check the placement: every DMA buffer has an offset past every arena, buffers
+    do not overlap each other, and the module's total covers them all."""
+    bufs = dma_buffers(module)
+    used = {op.dst.root_reference.data for op in module.walk() if isinstance(op, DmaStartOp)}
+    if not bufs and not used:
+        return
+    arenas = planned_arenas(module)
+    if not arenas:
+        return  # verify-plan reports the missing plan itself
+    top = max(a for _, a in arenas)
+    placed: list[tuple[int, int, DmaBufferOp]] = []
+    for b in bufs:
+        off = _int_attr(b, ONCHIP_OFFSET_ATTR)
+        size = b.size.value.data
+        if off < top:
+            owner = max(arenas, key=lambda fa: fa[1])[0]
+            raise MemoptError(
+                f"invalid plan: DMA buffer @{b.sym_name.data} at on-chip offset {off} overlaps the arena "
+                f"of '@{owner.sym_name.data}' ({top} bytes)", b,
+            )
+        for o2, s2, b2 in placed:
+            if off < o2 + s2 and o2 < off + size and size and s2:
+                raise MemoptError(
+                    f"invalid plan: DMA buffers @{b2.sym_name.data} [{o2}, {o2 + s2}) and "
+                    f"@{b.sym_name.data} [{off}, {off + size}) overlap", b,
+                )
+        placed.append((off, size, b))
+    if not placed:
+        return
+    total = _int_attr(module, ONCHIP_SIZE_ATTR)
+    for off, size, b in placed:
+        if off + size > total:
+            raise MemoptError(
+                f"invalid plan: DMA buffer @{b.sym_name.data} [{off}, {off + size}) exceeds the "
+                f"on-chip size {total}", b,
+            )
+
+
+__all__ = [
+    "ONCHIP_OFFSET_ATTR", "ONCHIP_SIZE_ATTR", "check_dma_layout", "dma_buffers", "layout_after_arena",
+    "onchip_total", "place_dma_buffers",
+    "planned_arenas",
+]

@@ -1,0 +1,114 @@
+"""Cutting a function into Regions for ping-pong DMA (seed 002, Algorithm 3, with control flow).
+
+Why: with control flow the execution order is not static, so a prefetch issued before a branch
+could target an op that never runs, and a loop body runs many times. The seed therefore cuts the
+graph into Regions and ping-pongs inside each one only:
+
+1. from the start of a block to its first control-flow op,
+2. from after a control-flow op to the next one (or to the end of the block),
+3. every branch of an ``if`` and every loop body is a block of its own, cut the same way,
+   recursively.
+
+A control-flow op is any op with regions (``memopt.if``, ``memopt.loop``, or an unknown op).
+Names are stable paths: ``@main/0`` is the run before the first control-flow op of ``@main``,
+``@main/1`` the run after it; that op is ``@main/if0`` (or ``loop0``, ``op0``; the number is its
+index among the block's control-flow ops) and its blocks are ``@main/if0/then``,
+``@main/if0/else``, ``@main/loop0/body``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from xdsl.ir import Block, Operation
+
+from memopt.dialects.memopt import IfOp, LoopOp
+
+
+@dataclass
+class Region:
+    """A maximal run of ops without control flow in one block."""
+
+    name: str
+    block: Block
+    ops: list[Operation]
+    runs: int = 1
+    """How often the Region executes per call (product of enclosing loop trip counts)."""
+
+
+@dataclass
+class ControlFlow:
+    """A control-flow op and the Region trees of its blocks."""
+
+    name: str
+    op: Operation
+    trips: int
+    exclusive: bool
+    """True for an ``if``: its blocks are alternatives, not a sequence."""
+    blocks: list[tuple[str, list[Region | ControlFlow]]] = field(default_factory=list)
+
+
+Node = Region | ControlFlow
+
+
+def _cf_kind(op: Operation) -> tuple[str, list[str], int, bool]:
+    if isinstance(op, IfOp):
+        return "if", ["then", "else"], 1, True
+    if isinstance(op, LoopOp):
+        return "loop", ["body"], op.trip_count.value.data, False
+    names = [f"region{k}" for k in range(len(op.regions))]
+    return "op", names, 1, False
+
+
+def cut_block(block: Block, prefix: str, runs: int = 1) -> list[Node]:
+    """The Region tree of ``block`` (see module docstring); empty runs are kept so that
+    Region ``i`` always follows control-flow op ``i - 1``."""
+    nodes: list[Node] = []
+    current: list[Operation] = []
+    n_cf = 0
+    for op in block.ops:
+        if not op.regions:
+            current.append(op)
+            continue
+        nodes.append(Region(f"{prefix}/{n_cf}", block, current, runs))
+        current = []
+        kind, names, trips, excl = _cf_kind(op)
+        name = f"{prefix}/{kind}{n_cf}"
+        cf = ControlFlow(name, op, trips, excl)
+        for region, rname in zip(op.regions, names):
+            for k, b in enumerate(region.blocks):
+                bname = f"{name}/{rname}" if len(region.blocks) == 1 else f"{name}/{rname}.{k}"
+                cf.blocks.append((bname, cut_block(b, bname, runs * trips)))
+        nodes.append(cf)
+        n_cf += 1
+    nodes.append(Region(f"{prefix}/{n_cf}", block, current, runs))
+    return nodes
+
+
+def cut_function(func_op: Operation, name: str) -> list[Node]:
+    """The Region tree of a function body (``name`` is the symbol, e.g. ``@main``)."""
+    body = func_op.regions[0].blocks[0]
+    return cut_block(body, name)
+
+
+def regions(nodes: list[Node]) -> Iterator[Region]:
+    """Every Region of a tree in program order (pre-order)."""
+    for n in nodes:
+        if isinstance(n, Region):
+            yield n
+        else:
+            for _, sub in n.blocks:
+                yield from regions(sub)
+
+
+def region_of(nodes: list[Node]) -> dict[Operation, Region]:
+    """Map every non-control-flow op to its Region."""
+    out: dict[Operation, Region] = {}
+    for r in regions(nodes):
+        for op in r.ops:
+            out[op] = r
+    return out
+
+
+__all__ = ["ControlFlow", "Node", "Region", "cut_block", "cut_function", "region_of", "regions"]
