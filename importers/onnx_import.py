@@ -105,10 +105,11 @@ def _static(vi) -> tuple[tuple[int, ...] | None, int | None]:
 class OnnxReader:
     """Reads one ONNX model; :meth:`build` emits it through a :class:`ModuleBuilder`."""
 
-    def __init__(self, path: str, input_shapes: dict[str, tuple[int, ...]]):
+    def __init__(self, path: str, input_shapes: dict[str, tuple[int, ...]], keep_static_if: bool = False):
         import onnx
 
         self.path = path
+        self.keep_static_if = keep_static_if
         try:
             model = onnx.load(path, load_external_data=False)
         except FileNotFoundError:
@@ -323,7 +324,8 @@ class OnnxReader:
             op = node.op_type
             if op == "If":
                 cond = self._value(node.input[0])
-                if cond is not None and cond.size == 1:
+                static = cond is not None and cond.size == 1
+                if static and not self.keep_static_if:
                     # A shape test known at import: only the taken branch can run (the other may
                     # not even be shape-correct), so it is inlined in place of the If.
                     taken = _attr_graph(node, "then_branch" if bool(cond.reshape(())) else "else_branch")
@@ -341,17 +343,26 @@ class OnnxReader:
                         errors.append(None)
                     except ModelImportError as e:
                         errors.append(e)
+                taken_k = (0 if bool(cond.reshape(())) else 1) if static else None
+                if taken_k is not None and errors[taken_k]:
+                    raise errors[taken_k]  # type: ignore[misc]
                 if all(errors):
                     raise errors[0]  # type: ignore[misc]
                 if any(errors):
                     # This branch cannot run to completion with the given input shapes (a
                     # traced model's other mode, e.g. silero-vad's 8 kHz branch on a 16 kHz
-                    # frame): it is imported as an "unreachable" placeholder, and said so.
+                    # frame): it is imported as an "unreachable" placeholder, and said so --
+                    # as a warning only when the condition is not known to skip it anyway.
                     k = 0 if errors[0] else 1
                     which = ("then", "else")[k]
                     msg = f"{which} branch of If '{node.name or node.output[0]}' cannot run with the given input shapes ({errors[k]})"
                     self.pruned[_node_key(node)] = (k, msg)
-                    self.warnings.append(msg)
+                    if taken_k is None:
+                        self.warnings.append(msg)
+                if taken_k is not None:
+                    # Kept static If: its results have the taken branch's shapes; the other
+                    # branch's yields are cast to them like any mismatching branch result.
+                    subs, errors = [subs[taken_k]], [None]
                 branches = [list(g2.output) for g2, err in zip(subs, errors) if err is None]
                 for k, o in enumerate(node.output):
                     if not o or o in t.shape:
@@ -693,9 +704,16 @@ def _order_key(g):
     return lambda name: (order.get(name, len(order)), name)
 
 
-def import_onnx(path: str, input_shapes: dict[str, tuple[int, ...]] | None = None):
-    """Import an ONNX model file; returns ``(module, builder)``."""
-    reader = OnnxReader(path, dict(input_shapes or {}))
+def import_onnx(
+    path: str, input_shapes: dict[str, tuple[int, ...]] | None = None, *, keep_static_if: bool = False
+):
+    """Import an ONNX model file; returns ``(module, builder)``.
+
+    ``keep_static_if`` keeps an ``If`` whose condition is known at import (a shape test) as a
+    ``memopt.if`` instead of inlining its taken branch, so a model's real control-flow nesting
+    reaches the planner (for control-flow benchmarks); the untaken branch, when it cannot run
+    with the given input shapes, becomes the ``unreachable`` placeholder."""
+    reader = OnnxReader(path, dict(input_shapes or {}), keep_static_if=keep_static_if)
     b = ModuleBuilder()
     module = reader.build(b)
     b.warnings.extend(reader.warnings)

@@ -71,7 +71,10 @@ precise rather than "the whole ``if``":
   the result spans the whole else branch.
 
 With ``inplace``, a compute op's ``inplace`` hint that names an input whose buffer dies at that
-op becomes an :class:`~memopt.planning.Overwrite` permission (seed 000's write dependency).
+op becomes an :class:`~memopt.planning.Overwrite` permission (seed 000's write dependency) --
+except when the result is computed into an ``if`` result's storage: that storage is shared
+with the other branches' writes and its interval is not the op's own, so the permission is not
+derived from it (conservative).
 """
 
 from __future__ import annotations
@@ -84,7 +87,7 @@ from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 
 from memopt.diagnostics import MemoptError
 from memopt.dialects.memopt import (
-    ComputeOp, DmaWaitOp, GetGlobalOp, IfOp, LoopOp, ViewOp, byte_size,
+    ComputeOp, DmaStartOp, DmaWaitOp, GetGlobalOp, IfOp, LoopOp, ViewOp, byte_size,
 )
 from memopt.planning import Buffer, Overwrite, Path, Problem, PlanningError, align_up
 from memopt.planning.control_flow import IfSpan
@@ -121,6 +124,9 @@ def number_ops(body: Block, mode: str = "serial") -> Numbering:
 
     def walk_op(op: Operation, step: int, path: Path) -> int:
         num.begin[op] = step
+        if _takes_no_step(op):
+            num.end[op] = step
+            return step
         if not op.regions:
             num.end[op] = step
             return step + 1
@@ -146,6 +152,21 @@ def number_ops(body: Block, mode: str = "serial") -> Numbering:
 
     num.last_step = walk_block(body, 0, ()) - 1
     return num
+
+
+def _takes_no_step(op: Operation) -> bool:
+    """DMA ops (``dma_start``, ``dma_wait`` and views of ``dma_wait`` results) neither make nor
+    read arena storage and take no step of their own (they get the next op's step). Why: the
+    arena plan must not depend on where ``insert-dma`` puts them, or a plan made before
+    ``insert-dma`` could stop holding after it (in the overlaid numberings, ops added to one
+    branch would shift it against the other)."""
+    if isinstance(op, (DmaStartOp, DmaWaitOp)):
+        return True
+    while isinstance(op, ViewOp) and isinstance(op.source, OpResult):
+        op = op.source.op
+        if isinstance(op, DmaWaitOp):
+            return True
+    return False
 
 
 def if_spans(num: Numbering) -> list[IfSpan]:
@@ -434,6 +455,16 @@ def analyze_function(
     return FunctionLifetimes(f, problem, num, storage_of, owner)
 
 
+def numbering_of_plan(strategy: str) -> str:
+    """The numbering a plan recorded with ``strategy`` (``"<strategy>/<mode>"``) is valid in.
+
+    ``serial`` plans are checked in the serial numbering; every other mode (``joint``, ``merge``,
+    ``flat``: ``flat`` conflicts contain the joint ones) and plans without a mode suffix
+    (functions without ``if``, where all numberings coincide) in the joint one.
+    """
+    return "serial" if strategy.rsplit("/", 1)[-1] == "serial" and "/" in strategy else "joint"
+
+
 def planned_functions(module: Operation) -> list[func.FuncOp]:
     """Functions with bodies, in module order."""
     return [op for op in module.walk() if isinstance(op, func.FuncOp) and op.body.blocks]
@@ -441,6 +472,6 @@ def planned_functions(module: Operation) -> list[func.FuncOp]:
 
 __all__ = [
     "CONTROL_FLOW_MODES", "NUMBERINGS", "FunctionLifetimes", "IfSpan", "Numbering",
-    "analyze_function", "align_up", "if_spans", "number_ops", "planned_functions",
+    "analyze_function", "align_up", "if_spans", "number_ops", "numbering_of_plan", "planned_functions",
     "value_location_op", "value_names",
 ]

@@ -11,7 +11,8 @@ Options:
   alignment     byte alignment of every offset (default 16, as TFLite Micro)
   inplace       let ops with an ``inplace`` hint overwrite an input that dies there (default true)
   control-flow  how ``if`` branches share memory: flat | serial | merge | joint (default joint)
-  capacity      fail when an arena exceeds this many bytes (default: unlimited)
+  capacity      fail when an arena, or the arena plus the DMA staging buffers, exceeds this
+                many bytes (default: unlimited)
   budget        seconds for anytime strategies (``search``; admits them into ``best``)
   export        path of a CSV file to write the plan to
   match-range   ``nnvm`` only: NNVM's match range (a number >= 0, or ``auto`` to search 1..32)
@@ -28,14 +29,16 @@ Control-flow modes (the planning core of each is :mod:`memopt.planning.control_f
 * ``merge``  — seed 002's Algorithm 2: each branch planned on its own, innermost first, one
   region of ``max(branch peaks)`` reserved for the whole ``if`` in its parent;
 * ``joint``  — every tensor planned at once with branch-exclusive interference; the merge and
-  serial layouts are valid for the same problem and are kept instead when lower, so ``joint``
-  never loses to either.
+  serial layouts are kept instead when lower, so ``joint`` never loses to either (a kept serial
+  layout is valid in the serial numbering, and recorded and verified as such).
 
 In a function that contains an ``if``, the plan's strategy reads ``"<strategy>/<mode>"`` with
 the mode whose layout was kept (``joint`` may report ``merge`` or ``serial``); functions
-without ``if`` are the same problem in every mode and keep the bare strategy name. The
-``lower_bound`` is always ``LB_nest`` of the joint numbering (max over execution paths of the
-live bytes), whatever the mode: the serial and flat problems would over- or mis-state it.
+without ``if`` are the same problem in every mode and keep the bare strategy name;
+``verify-plan`` re-checks a plan in the numbering its mode names. The ``lower_bound`` is the
+same whatever the mode: ``LB_nest`` of the joint numbering (max over execution paths of the
+live bytes), or the serial numbering's max-live when lower (each numbering is sound but
+neither holds all of the other's conflicts, see :mod:`memopt.passes.lifetime`).
 Exported CSV rows carry the intervals of the numbering the layout was planned in (serial steps
 for ``serial``, joint steps otherwise).
 """
@@ -93,7 +96,7 @@ class FunctionPlan:
     """Storage of every value; its problem is the one ``solution`` was planned and checked on."""
     solution: Solution
     lower_bound: int
-    """``LB_nest`` of the joint numbering."""
+    """``min(LB_nest`` of the joint numbering, serial max-live``)``: bounds every mode's plan."""
 
 
 def plan_function_memory(
@@ -104,18 +107,26 @@ def plan_function_memory(
     lb = lower_bound(joint.problem)
     spans = if_spans(joint.numbering)
     lt = joint
+    if spans:
+        # Serial and joint numberings are each sound but neither contains the other's
+        # conflicts: a plan is valid in one of them, so the smaller bound bounds every mode.
+        serial = analyze_function(f, mode="serial", inplace=inplace, alignment=alignment)
+        lb = min(lb, lower_bound(serial.problem))
     if not spans:
         solution = strategy.plan(joint.problem)
     elif control_flow == "joint":
-        serial = analyze_function(f, mode="serial", inplace=inplace, alignment=alignment)
-        solution = plan_joint(joint.problem, spans, strategy, [("serial", strategy.plan(serial.problem))])
+        solution = plan_joint(
+            joint.problem, spans, strategy, [("serial", serial.problem, strategy.plan(serial.problem))]
+        )
+        if solution.strategy.endswith("/serial"):
+            lt = serial  # kept the serial layout: valid (and verified) in serial numbering
     elif control_flow == "merge":
         solution = merge(joint.problem, spans, strategy)
     elif control_flow == "flat":
         lt = FunctionLifetimes(joint.func, flat_problem(joint.problem), joint.numbering, joint.storage_of, joint.owner)
         solution = with_mode(strategy.plan(lt.problem), "flat")
     else:
-        lt = analyze_function(f, mode=control_flow, inplace=inplace, alignment=alignment)
+        lt = serial
         solution = with_mode(strategy.plan(lt.problem), control_flow)
     try:
         validate(lt.problem, solution)
@@ -126,7 +137,7 @@ def plan_function_memory(
 
 @dataclass(frozen=True)
 class PlanMemoryPass(ModulePass):
-    """Plan the arena of every function (see module docstring)."""
+    """Give every on-chip tensor an offset in one arena per function, validated."""
 
     name = "plan-memory"
 
@@ -179,7 +190,12 @@ class PlanMemoryPass(ModulePass):
                     out.write(write_rows(rows))
             except OSError as e:
                 raise MemoptError(f"plan-memory: cannot write export file '{self.export}': {e.strerror}") from None
-        # DMA staging buffers (insert-dma) are on-chip too: place them after the largest arena.
+        # DMA staging buffers (insert-dma) are on-chip too: place them after the largest arena,
+        # and the capacity limits the whole on-chip footprint, not just the arena.
         from memopt.passes.dma_layout import place_dma_buffers
 
-        place_dma_buffers(op, self.alignment)
+        total = place_dma_buffers(op, self.alignment)
+        if self.capacity is not None and total is not None and total > self.capacity:
+            raise MemoptError(
+                f"on-chip memory needs {total} bytes (arena plus DMA buffers), over capacity {self.capacity}", op
+            )

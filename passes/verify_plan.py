@@ -1,11 +1,19 @@
 """``verify-plan``: re-check a planned module and fail on any overlap.
 
-Lifetimes are recomputed from the IR with exact control-flow semantics (branches of an ``if``
-are exclusive, values read inside a region live until the region op ends, in-place writes are
-accepted only where the ``inplace`` hint allows them), offsets are read back from the plan
-attributes, and the core validator checks that no two buffers that can be live at the same time
-overlap and that everything fits in the recorded arena size. It trusts nothing the planner
-wrote: corrupted or hand-edited attributes are reported at the op that carries them.
+Lifetimes are recomputed from the IR (branches of an ``if`` are exclusive, values read inside a
+loop live until the loop ends, in-place writes are accepted only where the ``inplace`` hint
+allows them), offsets are read back from the plan attributes, and the core validator checks
+that no two buffers that can be live at the same time overlap and that everything fits in the
+recorded arena size. It trusts nothing the planner wrote: corrupted or hand-edited attributes
+are reported at the op that carries them.
+
+The lifetimes are those of the numbering the plan's recorded mode names
+(:func:`memopt.passes.lifetime.numbering_of_plan`: ``serial`` for ``".../serial"`` plans,
+``joint`` otherwise). Each numbering is a sound abstraction of every execution path, but
+neither contains all of the other's conflicts, so checking a serial plan in the joint numbering
+would reject sound plans (and the reverse). The mode string is not a trust hole: whichever
+numbering it names, a plan that passes is safe on every path. The check is the planner's own
+analysis re-run from the IR, independent of the planner's attributes except for the mode.
 """
 
 from __future__ import annotations
@@ -17,18 +25,23 @@ from xdsl.dialects import builtin
 from xdsl.passes import ModulePass
 
 from memopt.diagnostics import MemoptError
-from memopt.passes.lifetime import analyze_function, planned_functions, value_location_op
+from memopt.dialects.memopt import PLAN_ATTR, PlanAttr
+from memopt.passes.lifetime import analyze_function, numbering_of_plan, planned_functions, value_location_op
 from memopt.passes.plan_io import read_plan
 from memopt.planning import find_conflicts
 
 
 @dataclass(frozen=True)
 class VerifyPlanPass(ModulePass):
+    """Re-check a planned module: fail, located, on any overlap or malformed plan."""
+
     name = "verify-plan"
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         for f in planned_functions(op):
-            lt = analyze_function(f, mode="joint", inplace=True, alignment=1)
+            plan = f.attributes.get(PLAN_ATTR)
+            mode = numbering_of_plan(plan.strategy.data) if isinstance(plan, PlanAttr) else "joint"
+            lt = analyze_function(f, mode=mode, inplace=True, alignment=1)
             offsets, arena_size, _ = read_plan(lt)
             conflicts = find_conflicts(lt.problem, offsets, limit=1)
             if conflicts:
@@ -42,3 +55,7 @@ class VerifyPlanPass(ModulePass):
                         f"invalid plan: buffer '{b.id}' [{off}, {off + b.size}) exceeds the arena size {arena_size}",
                         value_location_op(owner),
                     )
+        # DMA schedule safety and on-chip placement of the staging buffers (insert-dma).
+        from memopt.passes.dma_safety import verify_dma
+
+        verify_dma(op)

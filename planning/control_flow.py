@@ -13,17 +13,21 @@ Two ways to plan such a problem:
   on its own with the chosen strategy, reserve one *region* of ``max(branch peaks)`` that lives
   for the whole ``if`` span, plan that region as a single buffer together with the tensors of
   the parent block (only tensors at the same nesting depth are planned together), and place the
-  branch tensors inside it at their branch-local offsets.
+  branch tensors inside it at their branch-local offsets. The region sits beside an ``if``
+  result for as long as both exist, so the result cannot take branch tensors' bytes.
 * :func:`plan_joint` — plan every buffer at once; the strategies honour branch exclusivity
   (:func:`memopt.planning.firstfit.first_fit`), so branch tensors may use any hole left by the
-  parent's tensors instead of one contiguous region. The joint problem is the exact one, so any
-  plan valid for it may be kept: :func:`plan_joint` also takes the merge layout (always valid,
-  see :func:`merge_plan`) and caller-supplied candidate layouts (e.g. the serial-numbered plan,
-  valid because serial numbering only adds conflicts) and keeps the lowest. ``joint <= merge``
-  and ``joint <= serial`` therefore hold by construction, not by luck.
+  parent's tensors instead of one contiguous region, and an ``if`` result may reuse the bytes of
+  branch tensors that die before its earliest write in *either* branch. :func:`plan_joint` also
+  takes the merge layout (always valid for the joint problem, see :func:`merge_plan`) and
+  caller-supplied candidate layouts planned in other sound numberings (the serial plan), each
+  checked against its own problem, and keeps the lowest, naming the mode it came from.
+  ``joint <= merge`` and ``joint <= serial`` therefore hold by construction, not by luck.
 
-``merge <= flat`` is *not* guaranteed: both are greedy, and the contiguous region can fragment
-the parent's layout; the benchmarks (``bench/control_flow.py``) report it, the property tests
+``merge <= flat`` is *not* guaranteed: both are greedy, the contiguous region can fragment
+the parent's layout, and flat (same steps, no exclusivity) profits from ``if`` results that
+start late and outer values that die early in a branch, which a region over the whole ``if``
+cannot; the benchmarks (``bench/control_flow.py``) report it, the property tests
 check only what is guaranteed.
 
 The solutions' ``strategy`` reads ``"<strategy>/<mode>"``, with the mode whose layout was kept
@@ -37,7 +41,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
 from .problem import Buffer, Overwrite, Path, PlanningError, Problem, Solution
-from .strategies import Best, Strategy
+from .strategies import Best, OrderedFirstFit, Strategy
 from .validate import find_conflicts
 
 
@@ -194,23 +198,58 @@ def with_mode(solution: Solution, mode: str) -> Solution:
     return Solution(solution.offsets, solution.height, f"{solution.strategy}/{mode}")
 
 
+class OuterFirst(OrderedFirstFit):
+    """A greedy member's order with shallower nesting first: the order of Algorithm 2's levels
+    without its contiguous regions.
+
+    A tensor outside an ``if`` conflicts with everything live beside it in *both* branches,
+    while branch tensors of different branches may overlay each other; placed in plain size or
+    time order, a branch tensor can take the only offset that is free on both paths, and the
+    outer tensor (an ``if`` result, say) then goes on top. Placing each nesting level before
+    the levels inside it avoids that trap; the branches then fill the holes around the outer
+    tensors, sharing them across branches.
+    """
+
+    def __init__(self, member: OrderedFirstFit) -> None:
+        self.member = member
+        self.name = f"{member.name}(outer first)"  # type: ignore[misc]
+
+    def key(self, problem: Problem, i: int):  # type: ignore[override]
+        return (len(problem.buffers[i].path), self.member.key(problem, i))
+
+
 def plan_joint(
     problem: Problem,
     spans: Sequence[IfSpan],
     strategy: Strategy,
-    candidates: Sequence[tuple[str, Solution]] = (),
+    candidates: Sequence[tuple[str, Problem, Solution]] = (),
 ) -> Solution:
     """Plan all tensors together with branch-exclusive interference; never worse than merge.
 
-    ``candidates`` are ``(mode, solution)`` layouts made for other numberings of the same buffers
-    (same order); each is kept only if it is valid for ``problem``. Ties prefer the direct joint
-    plan, then merge, then the candidates in order, so the choice is deterministic.
+    The direct plan is ``strategy``'s; each greedy member (``strategy`` itself, or the members
+    of ``best``) also runs in :class:`OuterFirst` order, and the lowest layout is kept.
+
+    ``candidates`` are ``(mode, candidate_problem, solution)``: layouts of the same buffers
+    (same order) planned in another *sound* numbering (e.g. serial). Each numbering is a sound
+    abstraction of the program on its own, but none contains another's conflicts (see
+    :mod:`memopt.passes.lifetime`), so a candidate is checked against its own problem, not
+    against ``problem``, and the result names its mode: whoever re-checks the layout must use
+    that numbering (``verify-plan`` does). Invalid or mis-sized candidates are ignored. Ties
+    prefer the direct joint plan, then the outer-first orders, then merge, then the candidates
+    in order (deterministic).
     """
     best = with_mode(strategy.plan(problem), "joint")
-    options = [merge(problem, spans, strategy)]
-    for mode, sol in candidates:
-        if len(sol.offsets) == len(problem) and not find_conflicts(problem, sol.offsets, limit=1):
-            options.append(with_mode(Solution.of(problem, sol.offsets, sol.strategy), mode))
+    members = strategy.members() if isinstance(strategy, Best) else [strategy]
+    options = [
+        with_mode(OuterFirst(m).plan(problem), "joint") for m in members if isinstance(m, OrderedFirstFit)
+    ]
+    options.append(merge(problem, spans, strategy))
+    for mode, own, sol in candidates:
+        if (
+            len(own) == len(problem) == len(sol.offsets)
+            and not find_conflicts(own, sol.offsets, limit=1)
+        ):
+            options.append(with_mode(Solution.of(own, sol.offsets, sol.strategy), mode))
     for sol in options:
         if sol.height < best.height:
             best = sol
@@ -226,6 +265,6 @@ def flat_problem(problem: Problem) -> Problem:
 
 
 __all__ = [
-    "BranchTree", "IfSpan", "branch_tree", "flat_problem", "merge", "merge_plan", "plan_joint",
+    "BranchTree", "IfSpan", "OuterFirst", "branch_tree", "flat_problem", "merge", "merge_plan", "plan_joint",
     "with_mode",
 ]

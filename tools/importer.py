@@ -1,6 +1,6 @@
 """``memopt-import``: ONNX / TFLite models into the memopt dialect.
 
-    memopt-import MODEL.onnx|MODEL.tflite [-o OUT.mlir] [--input-shape NAME=1x576 ...]
+    memopt-import MODEL.onnx|MODEL.tflite [-o OUT.mlir] [--input-shape NAME=1x576 ...] [--keep-static-if]
 
 Every failure is one line on stderr, ``memopt-import: error: FILE: message``, exit code 1
 (internal errors: exit code 2).
@@ -36,6 +36,9 @@ def _parser() -> _ArgParser:
                         "(repeatable; NAME= for a scalar)")
     p.add_argument("--format", choices=("onnx", "tflite"), default=None,
                    help="model format (default: from the file's contents and extension)")
+    p.add_argument("--keep-static-if", action="store_true",
+                   help="keep an ONNX If whose condition is known at import (a shape test) as "
+                        "memopt.if instead of inlining the taken branch")
     return p
 
 
@@ -55,7 +58,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from memopt.importers.common import parse_input_shapes
 
         shapes = parse_input_shapes(args.input_shape)
-        result = import_model(args.model, shapes, args.format)
+        result = import_model(args.model, shapes, args.format, keep_static_if=args.keep_static_if)
         for w in result.warnings:
             sys.stderr.write(f"{PROG}: warning: {args.model}: {_one_line(w)}\n")
         out = io.StringIO()

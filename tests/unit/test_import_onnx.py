@@ -171,10 +171,13 @@ def test_if_branches_of_different_sizes(tmp_path):
     assert then_kinds.count("memopt.compute") == 2 and "memopt.view" in then_kinds
     rows = plan_rows(r.module, tmp_path)
     assert rows["big"][2] == 64 and rows["mid"][2] == 16
-    # branches are numbered inside the if's span; the result lives from the if's begin step
-    assert rows["mid"][0] < rows["big"][0] < rows["big"][1] <= rows["mid"][1]
-    # x is read in both branches: it lives until the if ends, i.e. past the then-branch's ops
-    assert rows["x"][1] > rows["big"][1]
+    # branches are numbered inside the if's span (overlaid); the result lives from its earliest
+    # write: the else branch's Mul, computed into it at the step where the then branch's Tile
+    # runs, until after the final Add
+    assert rows["mid"][0] == rows["big"][0] < rows["big"][1] <= rows["mid"][1]
+    # x is read in both branches, last by Tile and Mul: a read inside a branch counts at its own
+    # step, so x dies there (before big, which ReduceSum still reads), not at the if's end
+    assert rows["x"][1] == rows["big"][0] + 1 < rows["big"][1]
 
 
 def test_nested_if_reads_outer_values(tmp_path):
@@ -206,6 +209,35 @@ def test_if_on_a_known_shape_test_is_inlined(tmp_path):
     r = import_model(save(tmp_path, g), {"x": (4,)})
     assert not ops_of(r.module, IfOp)
     assert "Neg" in [c.kind.data for c in ops_of(r.module, ComputeOp)]
+
+
+def test_if_on_a_known_shape_test_can_be_kept(tmp_path):
+    # keep_static_if: the If stays, typed as its taken branch; the untaken branch, which
+    # cannot be shaped for 4 elements, is the "unreachable" placeholder, without a warning.
+    x = helper.make_tensor_value_info("x", TP.FLOAT, ["n"])
+    y = helper.make_tensor_value_info("y", TP.FLOAT, None)
+    then_g = _branch("then", [helper.make_node("Neg", ["x"], ["t_out"])], "t_out", None)
+    else_g = _branch("else", [helper.make_node("Reshape", ["x", "rows3"], ["e_out"])], "e_out", None)
+    nodes = [helper.make_node("Size", ["x"], ["sz"]),
+             helper.make_node("Equal", ["sz", "four"], ["c"]),
+             helper.make_node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g)]
+    g = helper.make_graph(nodes, "g", [x], [y], [numpy_helper.from_array(np.array(4, np.int64), "four"),
+                                                 numpy_helper.from_array(np.array([3, -1], np.int64), "rows3")])
+    path = save(tmp_path, g)
+    assert not ops_of(import_model(path, {"x": (4,)}).module, IfOp)  # the default is unchanged
+    r = import_model(path, {"x": (4,)}, keep_static_if=True)
+    (if_op,) = ops_of(r.module, IfOp)
+    assert r.warnings == []
+    assert [str(t) for t in if_op.result_types] == ["tensor<4xf32>"]
+    assert [c.kind.data for c in ops_of(r.module, ComputeOp) if c.parent_op() is if_op] == ["Neg", "unreachable"]
+    assert "unreachable_branch" in if_op.attributes
+    # With 6 elements the else branch is taken and shapes the result; both branches import.
+    r6 = import_model(path, {"x": (6,)}, keep_static_if=True)
+    (if6,) = ops_of(r6.module, IfOp)
+    assert [str(t) for t in if6.result_types] == ["tensor<3x2xf32>"] and "unreachable_branch" not in if6.attributes
+    plan_rows(r6.module, tmp_path)  # plans and verifies
+    assert import_main([path, "--input-shape", "x=4", "--keep-static-if", "-o", str(tmp_path / "k.mlir")]) == 0
+    assert "memopt.if" in (tmp_path / "k.mlir").read_text()
 
 
 def test_loop_with_constant_trip_count_and_scan_output(tmp_path):

@@ -39,12 +39,15 @@ builtin.module {
 // CHECK:      %o = memopt.compute
 
 // One buffer per storage: %t has none (it is %r#0), %v is %a; %x, %r#0 and %r#1 are distinct.
+// Joint steps: 0 a, 1 if-begin, 2 t | 2 view, 3 yield | 3 yield, 4 if-end. An if result
+// starts at its earliest write: %r#0 where %t is computed into it (2), %r#1 at the yields,
+// which copy into it in both branches (3).
 // CSV:      id,lower,upper,size,offset
 // CSV-NEXT: c,0,
 // CSV-NEXT: x,0,
 // CSV-NEXT: a,0,
-// CSV-NEXT: r,1,
-// CSV-NEXT: r_1,1,
+// CSV-NEXT: r,2,
+// CSV-NEXT: r_1,3,
 // CSV-NEXT: s,
 // CSV-NEXT: o,{{.*$}}
 // CSV-NOT:  {{.}}

@@ -44,7 +44,7 @@ builtin.module {
 // RUN: not memopt-opt --verify-plan %t.if.mlir 2>&1 | filecheck %s --check-prefix=IF
 // RUN: not memopt-run --check %t.if.mlir 2>&1 | filecheck %s --check-prefix=IFX
 // IF-NOT: Traceback
-// IF: {{^}}memopt-opt: error: {{.*}}.if.mlir:14:5: invalid plan: buffers 'a' [17, 33) live [1, 12) and 'r' [17, 33) live [7, 12) overlap
+// IF: {{^}}memopt-opt: error: {{.*}}.if.mlir:14:5: invalid plan: buffers 'a' [17, 33) live [1, 12) and 'r' [17, 33) live [8, 12) overlap
 // IF-NOT: {{.}}
 // IFX-NOT: Traceback
 // IFX: {{^}}memopt-run: error: {{.*}}.if.mlir:8:5: tensor '%a' differs between planned and unplanned execution (overwritten before its use by 'memopt.compute' at 20:5)

@@ -73,6 +73,23 @@ def control_flow(out):
     save(g, os.path.join(out, "control_flow.onnx"))
 
 
+def static_if(out):
+    # cond = (Size(x) == 4): known once x's shape is given. The then branch runs for 4
+    # elements; the else branch (Reshape to 3 rows) cannot even be shaped for them.
+    nodes = [helper.make_node("Size", ["x"], ["sz"]),
+             helper.make_node("Equal", ["sz", "four"], ["c"]),
+             helper.make_node("If", ["c"], ["y"],
+                              then_branch=branch("then", [helper.make_node("Neg", ["x"], ["t_out"])], "t_out"),
+                              else_branch=branch("else", [helper.make_node("Reshape", ["x", "rows3"], ["e_out"])], "e_out")),
+             helper.make_node("Relu", ["y"], ["z"])]
+    g = helper.make_graph(
+        nodes, "static_if", [helper.make_tensor_value_info("x", TP.FLOAT, ["n"])],
+        [helper.make_tensor_value_info("z", TP.FLOAT, None)],
+        [numpy_helper.from_array(np.array(4, np.int64), "four"),
+         numpy_helper.from_array(np.array([3, -1], np.int64), "rows3")])
+    save(g, os.path.join(out, "static_if.onnx"))
+
+
 def bad(out):
     data = open(os.path.join(out, "conv.onnx"), "rb").read()
     open(os.path.join(out, "truncated.onnx"), "wb").write(data[: len(data) // 2])
@@ -92,5 +109,6 @@ if __name__ == "__main__":
     os.makedirs(out, exist_ok=True)
     conv(out)
     control_flow(out)
+    static_if(out)
     bad(out)
     sine(out)
