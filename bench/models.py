@@ -9,15 +9,18 @@ unzipped there: mediapipe 0.10.21 (``mediapipe/modules/**.tflite``), silero-vad
 hey_jarvis with an ``If``), and the installed ``onnx`` wheel's own backend test models
 (``onnx/backend/test/data/light/light_*.onnx``).
 
-Per model: import (Python API) → lifetime analysis (``control-flow=serial``, TFLite Micro's
-scheme; in-place hints on) → every registered strategy and ``best`` through the core, each plan
-validated → the ``plan-memory`` + ``verify-plan`` passes on the module. Columns:
+Per model: import (Python API) → every registered strategy and ``best`` planned exactly as
+``plan-memory`` does (``control-flow=joint``, in-place hints on; each plan validated) → the
+``plan-memory`` + ``verify-plan`` passes on the module → ``memopt-run --check``'s execution proof
+(planned vs unplanned, bit for bit; ``--no-exec`` skips it). Columns:
 
   ops, tensors      imported ops / tensors (of every kind, globals included)
   naive             bytes without any reuse (every arena tensor aligned and kept apart)
-  LB                the lower bound that stays valid with the in-place pairs used
+  LB                max-live bound per execution path (LB_nest), in-place reuse not counted
+  LB-inplace        the bound that stays valid with the in-place pairs (plans may go below LB)
   <strategy>        arena height of each registered strategy (``search`` only with --budget)
-  best              the smallest; ``best/LB`` its ratio to the bound
+  best              the smallest; ``best/LBi`` its ratio to LB-inplace
+  verify+exec       ``ok`` when the execution proof passed (and its seconds)
   plan s            seconds of the core planning ``best``
   TFLM head         TFLite Micro's planned arena (``Arena allocation head`` of
                     ``print_allocations``), for every .tflite model its interpreter can load
@@ -175,27 +178,26 @@ def tflm_child(path: str) -> int:
 # --------------------------------------------------------------------------- memopt
 
 
-def plan_model(path: pathlib.Path, alignment: int, budget: float | None):
+def plan_model(path: pathlib.Path, alignment: int, budget: float | None, execute: bool):
     from xdsl.context import Context
     from xdsl.dialects import func
 
+    from memopt.executor import check_module
     from memopt.importers.api import import_model
     from memopt.passes.lifetime import analyze_function
-    from memopt.passes.plan_memory import PlanMemoryPass
+    from memopt.passes.plan_memory import PlanMemoryPass, plan_function_memory
     from memopt.passes.verify_plan import VerifyPlanPass
-    from memopt.planning import align_up, lower_bound, make_strategy, strategy_names, validate
-    from memopt.planning.bounds import lower_bound_inplace
+    from memopt.planning import align_up, make_strategy, strategy_names
 
     t0 = time.perf_counter()
     r = import_model(str(path), input_shapes_for(path))
     t_import = time.perf_counter() - t0
     f = next(op for op in r.module.walk() if isinstance(op, func.FuncOp))
-    lt = analyze_function(f, mode="serial", inplace=True, alignment=alignment)
-    p = lt.problem
+    p = analyze_function(f, mode="joint", inplace=True, alignment=alignment).problem
     row = {
         "ops": r.ops, "tensors": r.tensors,
         "naive": sum(align_up(b.size, alignment) for b in p.buffers),
-        "LB": lower_bound_inplace(p), "LB0": lower_bound(p), "import s": t_import,
+        "import s": t_import,
         "ifs": sum(1 for op in r.module.walk() if op.name in ("memopt.if", "memopt.loop")),
     }
     for name in strategy_names():
@@ -203,16 +205,23 @@ def plan_model(path: pathlib.Path, alignment: int, budget: float | None):
             continue
         kwargs = {"budget": budget} if budget is not None and name in ("search", "best") else {}
         t1 = time.perf_counter()
-        sol = make_strategy(name, **kwargs).plan(p)
+        # exactly what plan-memory does (default control-flow=joint), validated inside
+        fp = plan_function_memory(f, make_strategy(name, **kwargs), inplace=True, alignment=alignment)
         dt = time.perf_counter() - t1
-        validate(p, sol)
-        row[name] = sol.height
+        row[name] = fp.solution.height
+        row["LB"], row["LB-inplace"] = fp.lower_bound, fp.lower_bound_inplace
         if name == "best":
             row["plan s"] = dt
-            row["best by"] = sol.strategy
-    # the passes themselves, as memopt-opt runs them (plan written to the IR, then re-verified)
+            row["best by"] = fp.solution.strategy
+    # the passes themselves, as memopt-opt runs them (plan written to the IR, then re-verified),
+    # and the plan proven by execution: planned vs unplanned, bit for bit
     PlanMemoryPass(alignment=alignment, budget=budget).apply(Context(), r.module)
     VerifyPlanPass().apply(Context(), r.module)
+    row["exec"] = "-"
+    if execute:
+        t2 = time.perf_counter()
+        check_module(r.module, dma_landings=("start",))
+        row["exec"] = f"ok {time.perf_counter() - t2:.1f}s"
     row["warnings"] = r.warnings
     return row
 
@@ -224,6 +233,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", default=None, metavar="SUBSTR", help="only models whose path contains SUBSTR")
     ap.add_argument("--budget", type=float, default=None, help="seconds for anytime strategies (search)")
     ap.add_argument("--no-tflm", action="store_true", help="skip TFLite Micro")
+    ap.add_argument("--no-exec", action="store_true", help="skip memopt-run --check (execution proof)")
     ap.add_argument("--tflm-child", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.tflm_child:
@@ -236,8 +246,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.only:
         models = [m for m in models if args.only in str(m)]
     names = [n for n in strategy_names() if n != "best" and (n != "search" or args.budget is not None)]
-    cols = ["ops", "tensors", "naive", "LB", *names, "best", "best/LB", "plan s", "TFLM head", "best<=TFLM"]
-    print(f"# alignment {args.alignment}; control-flow serial; heights in bytes")
+    cols = ["ops", "tensors", "naive", "LB", "LB-inplace", *names, "best", "best/LBi", "plan s", "TFLM head",
+            "best<=TFLM", "verify+exec"]
+    print(f"# alignment {args.alignment}; control-flow joint; in-place on; heights in bytes")
     print("| model | " + " | ".join(cols) + " |")
     print("|---|" + "---:|" * len(cols))
     notes = []
@@ -247,7 +258,7 @@ def main(argv: list[str] | None = None) -> int:
         with contextlib.suppress(ValueError):
             label = str(path.relative_to(pathlib.Path(args.cache) / "models")).split("/")[0] + "/" + path.name
         try:
-            row = plan_model(path, args.alignment, args.budget)
+            row = plan_model(path, args.alignment, args.budget, not args.no_exec)
         except ModelImportError as e:
             print(f"| {label} | import error: {e} |")
             continue
@@ -261,17 +272,18 @@ def main(argv: list[str] | None = None) -> int:
             totals["tflm"] += 1
             le = "yes" if row["best"] <= int(tflm) else "NO"
             totals["le_tflm"] += le == "yes"
-        if row["best"] - row["LB"] < args.alignment:
+        if row["best"] - row["LB-inplace"] <= args.alignment:
             totals["at_lb"] += 1
-        ratio = row["best"] / row["LB"] if row["LB"] else 1.0
-        cells = [row["ops"], row["tensors"], row["naive"], row["LB"], *[row[n] for n in names], row["best"],
-                 f"{ratio:.3f}", f"{row['plan s']:.3f}", tflm, le]
+        ratio = row["best"] / row["LB-inplace"] if row["LB-inplace"] else 1.0
+        cells = [row["ops"], row["tensors"], row["naive"], row["LB"], row["LB-inplace"], *[row[n] for n in names],
+                 row["best"], f"{ratio:.3f}", f"{row['plan s']:.3f}", tflm, le, row["exec"]]
         print(f"| {label} | " + " | ".join(str(c) for c in cells) + " |")
         for w in row["warnings"]:
             notes.append(f"{label}: {w[:200]}")
         sys.stdout.flush()
     print()
-    print(f"# {totals['models']} models planned; best within one alignment unit of LB on {totals['at_lb']}; "
+    print(f"# {totals['models']} models planned, verified and executed; best within one alignment unit of "
+          f"LB-inplace on {totals['at_lb']}; "
           f"TFLite Micro ran {totals['tflm']}, best <= TFLM head on {totals['le_tflm']} of them")
     for n in notes:
         print(f"# note: {n}")

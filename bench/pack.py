@@ -38,7 +38,7 @@ def csv_table(shared: pathlib.Path, names: list[str]) -> None:
     files = sorted(shared.glob("bench/*/*.csv"))
     if not files:
         sys.exit(f"bench/pack.py: error: no CSV files under {shared / 'bench'}")
-    head = f"{'trace':<28}{'buffers':>8}{'LB':>14}" + "".join(f"{n:>14}" for n in names) + f"{'best/LB':>9}{'ff-desc/LB':>11}{'best s':>8}"
+    head = f"{'trace':<34}{'buffers':>8}{'LB':>14}" + "".join(f"{n:>14}" for n in names) + f"{'best/LB':>9}{'ff-desc/LB':>11}{'best s':>8}"
     print(head)
     print("-" * len(head))
     for path in files:
@@ -50,7 +50,7 @@ def csv_table(shared: pathlib.Path, names: list[str]) -> None:
             heights[n], secs[n] = sol.height, dt
         best = heights["best"]
         assert best <= heights["large-first"], "best must never lose to size-descending first fit"
-        row = f"{path.parent.name + '/' + path.name:<28}{len(problem):>8}{lb:>14}" + "".join(f"{heights[n]:>14}" for n in names)
+        row = f"{path.parent.name + '/' + path.name:<34}{len(problem):>8}{lb:>14}" + "".join(f"{heights[n]:>14}" for n in names)
         row += f"{best / lb:>9.4f}{heights['large-first'] / lb:>11.4f}{secs['best']:>8.2f}"
         print(row)
 

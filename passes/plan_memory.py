@@ -97,6 +97,8 @@ class FunctionPlan:
     solution: Solution
     lower_bound: int
     """``min(LB_nest`` of the joint numbering, serial max-live``)``: bounds every mode's plan."""
+    lower_bound_inplace: int
+    """The same bound with the in-place permissions counted (equal to it without any)."""
 
 
 def plan_function_memory(
@@ -105,6 +107,7 @@ def plan_function_memory(
     """Plan one function in one control-flow mode (see module docstring); validated."""
     joint = analyze_function(f, mode="joint", inplace=inplace, alignment=alignment)
     lb = lower_bound(joint.problem)
+    lb_inplace = lower_bound_inplace(joint.problem)
     spans = if_spans(joint.numbering)
     lt = joint
     if spans:
@@ -112,6 +115,7 @@ def plan_function_memory(
         # conflicts: a plan is valid in one of them, so the smaller bound bounds every mode.
         serial = analyze_function(f, mode="serial", inplace=inplace, alignment=alignment)
         lb = min(lb, lower_bound(serial.problem))
+        lb_inplace = min(lb_inplace, lower_bound_inplace(serial.problem))
     if not spans:
         solution = strategy.plan(joint.problem)
     elif control_flow == "joint":
@@ -132,7 +136,7 @@ def plan_function_memory(
         validate(lt.problem, solution)
     except PlanningError as e:
         raise MemoptError(f"internal error: strategy '{solution.strategy}' produced an invalid plan: {e}", f) from None
-    return FunctionPlan(lt, solution, lb)
+    return FunctionPlan(lt, solution, lb, min(lb, lb_inplace))
 
 
 @dataclass(frozen=True)
@@ -176,7 +180,7 @@ class PlanMemoryPass(ModulePass):
                 )
             write_plan(lt, solution, lb)
             if lt.problem.overwrites:
-                f.attributes[LB_INPLACE_ATTR] = IntegerAttr(lower_bound_inplace(lt.problem), i64)
+                f.attributes[LB_INPLACE_ATTR] = IntegerAttr(fp.lower_bound_inplace, i64)
             elif LB_INPLACE_ATTR in f.attributes:
                 del f.attributes[LB_INPLACE_ATTR]
             prefix = f"{f.sym_name.data}::" if len(funcs) > 1 else ""
