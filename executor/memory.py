@@ -27,10 +27,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, ModuleOp, TensorType
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType
 from xdsl.ir import Operation, SSAValue
 
 from memopt.diagnostics import MemoptError
+from memopt.passes.plan_io import offsets_attr
 from memopt.dialects.memopt import (
     ARG_OFFSETS_ATTR, OFFSETS_ATTR, PLAN_ATTR, DmaBufferOp, DmaStartOp, DmaWaitOp, GetGlobalOp,
     PlanAttr, ViewOp, YieldOp, byte_size,
@@ -67,15 +68,6 @@ class Unplanned:
 
     def dma_wait(self, op: DmaWaitOp, t: Transfer) -> np.ndarray:
         return t.data.copy()
-
-
-def _int_list(attr, op: Operation, name: str, n: int) -> list[int]:
-    if not isinstance(attr, DenseArrayBase):
-        raise MemoptError(f"missing '{name}' attribute on a planned op", op)
-    vals = [int(v) for v in attr.get_values()]
-    if len(vals) != n:
-        raise MemoptError(f"'{name}' has {len(vals)} entries, expected {n}", op)
-    return vals
 
 
 def written_ops(f: func.FuncOp) -> list[Operation]:
@@ -144,13 +136,13 @@ class Planned:
         args = f.body.blocks[0].args
         self.arg_offsets = []
         if any(isinstance(a.type, TensorType) for a in args):
-            self.arg_offsets = _int_list(f.attributes.get(ARG_OFFSETS_ATTR), f, ARG_OFFSETS_ATTR, len(args))
+            self.arg_offsets = offsets_attr(f, ARG_OFFSETS_ATTR, len(args))
             for a, off in zip(args, self.arg_offsets):
                 if isinstance(a.type, TensorType):
                     self._check(off, a, f, names)
         self.offsets = {}
         for op in written_ops(f):
-            vals = _int_list(op.attributes.get(OFFSETS_ATTR), op, OFFSETS_ATTR, len(op.results))
+            vals = offsets_attr(op, OFFSETS_ATTR, len(op.results))
             for k, (r, off) in enumerate(zip(op.results, vals)):
                 if isinstance(r.type, TensorType):
                     self._check(off, r, op, names)

@@ -10,6 +10,7 @@ Passes report errors with ``raise MemoptError("message", op)``; the driver print
 
 from __future__ import annotations
 
+import sys
 import weakref
 
 from xdsl.dialects.builtin import FileLineColLoc, ModuleOp
@@ -117,6 +118,21 @@ def exception_message(e: BaseException) -> str:
     return " ".join(parts) if parts else type(e).__name__
 
 
+def read_source(path: str | None) -> str:
+    """The text of an input file (``None`` or ``-``: stdin), with one-line errors for the tools."""
+    if path in (None, "-"):
+        return sys.stdin.read()
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.read()
+    except FileNotFoundError:
+        raise MemoptError("could not open input file: no such file or directory") from None
+    except IsADirectoryError:
+        raise MemoptError("could not open input file: is a directory") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise MemoptError(f"could not read input file: {' '.join(str(e).split())}") from None
+
+
 def check_dominance(module: ModuleOp) -> None:
     """Reject SSA uses that do not follow their definition (xDSL does not check dominance).
 
@@ -186,6 +202,7 @@ __all__ = [
     "own_location",
     "parse_error_location",
     "parse_error_message",
+    "read_source",
     "set_location",
     "verify_located",
 ]

@@ -20,6 +20,18 @@ from memopt.planning import Solution
 NO_OFFSET = -1
 
 
+def offsets_attr(op: Operation, name: str, n: int) -> list[int]:
+    """The ``n`` integers of plan attribute ``name`` on ``op``; located error when missing or
+    of the wrong length (shared by verify-plan and the executor, which both read plans back)."""
+    attr = op.attributes.get(name)
+    if not isinstance(attr, DenseArrayBase):
+        raise MemoptError(f"missing '{name}' attribute on a planned op", op)
+    vals = [int(v) for v in attr.get_values()]
+    if len(vals) != n:
+        raise MemoptError(f"'{name}' has {len(vals)} entries, expected {n}", op)
+    return vals
+
+
 def _ops_with_arena_results(lt: FunctionLifetimes) -> list[Operation]:
     ops = []
     for op in lt.func.body.walk():
@@ -76,26 +88,17 @@ def read_plan(lt: FunctionLifetimes) -> tuple[list[int], int, PlanAttr]:
                 f"offset {off} disagrees with the storage it aliases (expected {buffer_offset[b] + rel})", op
             )
 
-    def offsets_of(op: Operation, name: str, n: int) -> list[int]:
-        attr = op.attributes.get(name)
-        if not isinstance(attr, DenseArrayBase):
-            raise MemoptError(f"missing '{name}' attribute on a planned op", op)
-        vals = [int(v) for v in attr.get_values()]
-        if len(vals) != n:
-            raise MemoptError(f"'{name}' has {len(vals)} entries, expected {n}", op)
-        return vals
-
     args = f.body.blocks[0].args
     if any(a in lt.storage_of for a in args):
-        for a, off in zip(args, offsets_of(f, ARG_OFFSETS_ATTR, len(args))):
+        for a, off in zip(args, offsets_attr(f, ARG_OFFSETS_ATTR, len(args))):
             record(a, off, f)
     for op in _ops_with_arena_results(lt):
-        for r, off in zip(op.results, offsets_of(op, OFFSETS_ATTR, len(op.results))):
+        for r, off in zip(op.results, offsets_attr(op, OFFSETS_ATTR, len(op.results))):
             record(r, off, op)
     # Offsets on ops without arena results are not harmless noise: a reader would trust them.
     for op in lt.func.body.walk():
         if OFFSETS_ATTR in op.attributes and not any(r in lt.storage_of for r in op.results):
-            for r, off in zip(op.results, offsets_of(op, OFFSETS_ATTR, len(op.results))):
+            for r, off in zip(op.results, offsets_attr(op, OFFSETS_ATTR, len(op.results))):
                 record(r, off, op)
     missing = [i for i, o in enumerate(buffer_offset) if o is None]
     if missing:

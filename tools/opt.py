@@ -275,6 +275,7 @@ def _run(argv: Sequence[str], state: dict[str, str]) -> int:
         exception_message,
         locate,
         parse_error_message,
+        read_source,
         verify_located,
     )
     from xdsl.printer import Printer
@@ -305,18 +306,10 @@ def _run(argv: Sequence[str], state: dict[str, str]) -> int:
         return 0
 
     # ---- read input
-    if path in (None, "-"):
-        text = sys.stdin.read()
-    else:
-        try:
-            with open(path, encoding="utf-8") as f:
-                text = f.read()
-        except FileNotFoundError:
-            raise DriverError("could not open input file: no such file or directory") from None
-        except IsADirectoryError:
-            raise DriverError("could not open input file: is a directory") from None
-        except (OSError, UnicodeDecodeError) as e:
-            raise DriverError(f"could not read input file: {_one_line(str(e))}") from None
+    try:
+        text = read_source(path)
+    except MemoptError as e:
+        raise DriverError(e.message) from None
 
     # ---- parse
     ctx = make_context()

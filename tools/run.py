@@ -97,24 +97,16 @@ def format_result(name: str, k: int, t, data: np.ndarray) -> str:
 
 
 def _run(argv: Sequence[str], state: dict) -> int:
-    from memopt.diagnostics import MemoptError, locate
+    from memopt.diagnostics import MemoptError, locate, read_source
     from memopt.executor import check_module, run_function
 
     args = _parser().parse_args(list(argv))
     path = args.input_file
     state["file"] = "<stdin>" if path == "-" else path
-    if path == "-":
-        text = sys.stdin.read()
-    else:
-        try:
-            with open(path, encoding="utf-8") as fh:
-                text = fh.read()
-        except FileNotFoundError:
-            raise RunError("could not open input file: no such file or directory") from None
-        except IsADirectoryError:
-            raise RunError("could not open input file: is a directory") from None
-        except (OSError, UnicodeDecodeError) as e:
-            raise RunError(f"could not read input file: {_one_line(str(e))}") from None
+    try:
+        text = read_source(path)
+    except MemoptError as e:
+        raise RunError(e.message) from None
     module = parse_module(text, state["file"])
     out = []
     try:
