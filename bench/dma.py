@@ -13,6 +13,8 @@ totals under one target description (default: the documented edge NPU of
   eta         (T_serial - T) / (T_serial - T_lb) for always / auto
   c/d         total compute cycles over total DMA cycles (> 1: compute-bound)
   DMA KiB     on-chip bytes of @alloc0 + @alloc1 (always / auto)
+  N=3, N=4    insert-dma{buffers=N}: eta always/auto, and the on-chip KiB of the N buffers
+              (always/auto)
   s           seconds of import + both insertions + reports
 
 Synthetic graphs first (built here, no downloads): chains of convolutions with costs and
@@ -21,7 +23,7 @@ with control flow. Then the real models (mediapipe face/hand/pose, hey_jarvis, s
 the cache of ``bench/models.py`` (``~/.cache/memopt-models``); missing models or a missing
 importer are skipped with a message — nothing is downloaded here.
 
-    python bench/dma.py [--target FILE] [--cache DIR] [--only SUBSTR] [--skip-real]
+    python bench/dma.py [--target FILE] [--cache DIR] [--only SUBSTR] [--skip-real] [--buffers 3,4]
 """
 
 from __future__ import annotations
@@ -141,12 +143,23 @@ def _parse(text: str) -> builtin.ModuleOp:
     return module
 
 
+DEEPER: tuple[int, ...] = (3, 4)
+"""Extra staging-buffer counts measured besides the seed's two (``--buffers``)."""
+
+
 def measure(module: builtin.ModuleOp, target: Target) -> dict:
     """Insert DMA both ways on clones of ``module`` and report the composed totals."""
     row: dict = {}
-    for mode in ("always", "auto"):
+    for mode, n in [(m, n) for n in (2, *DEEPER) for m in ("always", "auto")]:
         m = module.clone()
-        InsertDmaPass(mode=mode, **_target_options(target)).apply(_make_context(), m)
+        InsertDmaPass(mode=mode, buffers=n, **_target_options(target)).apply(_make_context(), m)
+        if n != 2:
+            total = Timing()
+            for f in (op for op in m.walk() if isinstance(op, func.FuncOp) and op.body.blocks):
+                total = total + function_latency(f, target)[1]
+            row[(mode, n)] = total
+            row[(mode, n, "KiB")] = sum(b.size.value.data for b in m.walk() if isinstance(b, DmaBufferOp)) / 1024
+            continue
         total, rows = Timing(), []
         for f in (op for op in m.walk() if isinstance(op, func.FuncOp) and op.body.blocks):
             r, t = function_latency(f, target)
@@ -178,8 +191,10 @@ def _eta(t: Timing) -> str:
     return "-" if t.eta is None else f"{t.eta:.2f}"
 
 
-HEADER = (f"{'graph':<34} {'ops':>5} {'loads':>5} {'T_serial':>11} {'T_always':>11} {'T_auto':>11} "
-          f"{'T_lb':>11} {'eta alw':>7} {'eta auto':>8} {'c/d':>6} {'DMA KiB':>13} {'s':>6}")
+def header() -> str:
+    return (f"{'graph':<34} {'ops':>5} {'loads':>5} {'T_serial':>11} {'T_always':>11} {'T_auto':>11} "
+            f"{'T_lb':>11} {'eta alw':>7} {'eta auto':>8} {'c/d':>6} {'DMA KiB':>13}"
+            + "".join(f" {f'N={n} eta':>9} {f'N={n} KiB':>13}" for n in DEEPER) + f" {'s':>6}")
 
 
 def print_row(label: str, row: dict, seconds: float) -> None:
@@ -187,9 +202,13 @@ def print_row(label: str, row: dict, seconds: float) -> None:
     cd = row["compute"] / row["dma"] if row["dma"] else float("inf")
     kib = f"{row['always KiB']:.1f}/{row['auto KiB']:.1f}"
     print(f"{label:<34} {row['ops']:>5} {row['always loads']:>5} {a.serial:>11} {a.pingpong:>11} {u.pingpong:>11} "
-          f"{a.lb:>11} {_eta(a):>7} {_eta(u):>8} {cd:>6.2f} {kib:>13} {seconds:>6.1f}", flush=True)
-    if u.pingpong > u.serial:
-        print(f"  !! auto slower than serial on {label}", flush=True)
+          f"{a.lb:>11} {_eta(a):>7} {_eta(u):>8} {cd:>6.2f} {kib:>13}" + "".join(
+              f" {_eta(row[('always', n)]) + '/' + _eta(row[('auto', n)]):>9}"
+              f" {row[('always', n, 'KiB')]:.1f}/{row[('auto', n, 'KiB')]:.1f}".rjust(14)
+              for n in DEEPER) + f" {seconds:>6.1f}", flush=True)
+    for key in ("auto", *(("auto", n) for n in DEEPER)):
+        if row[key].pingpong > row[key].serial:
+            print(f"  !! auto slower than serial on {label} ({key})", flush=True)
 
 
 def real_models(cache: pathlib.Path, target: Target, only: str | None) -> None:
@@ -228,10 +247,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache", default=str(pathlib.Path.home() / ".cache" / "memopt-models"))
     ap.add_argument("--only", help="only graphs whose label contains this")
     ap.add_argument("--skip-real", action="store_true", help="synthetic graphs only")
+    ap.add_argument("--buffers", default="3,4", help="extra staging-buffer counts to measure (comma-separated, each >= 3)")
     args = ap.parse_args(argv)
+    global DEEPER
+    DEEPER = tuple(int(n) for n in args.buffers.split(",") if n.strip())
     target = load_target(args.target)
     print(f"# target: {target.describe()}")
-    print(HEADER)
+    print(header())
     for label, text in synthetic():
         if args.only and args.only not in label:
             continue

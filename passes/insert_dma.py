@@ -28,6 +28,13 @@ Options:
               "all", "none" and a local search that drops loads the latency model
               (:mod:`memopt.planning.latency`) says lose; skipped ops get a ``memopt.dma_skipped``
               attribute and a remark on stderr
+  buffers     number of staging buffers (default 2: the seed's ping-pong, exactly as above).
+              With ``N > 2`` they are ``@alloc0 .. @alloc{N-1}``, op ``k`` uses ``@alloc{k % N}``,
+              ops ``0 .. N-1`` load at the Region's beginning and op ``k+N``'s ``dma_start``s go
+              right after op ``k`` (the last user of that buffer: it is free as soon as op ``k``
+              has run), so loads run up to ``N`` ops ahead of the core. Costs ``N`` buffers'
+              on-chip bytes (each as large as the largest weight set of its ops); ``auto``
+              judges with the same schedule (:func:`memopt.planning.latency.pingpong_items`)
   alignment   byte alignment of weights inside a buffer and of the buffers on-chip (default 16)
   target      path of a target description file (``key = value`` lines)
   macs-per-cycle, dma-bytes-per-cycle, dma-latency, dma-issue, capacity
@@ -63,6 +70,11 @@ from memopt.planning import align_up
 from memopt.planning.latency import MODES, LatencyError, OpProfile, Target, choose_pipelined, load_target, simulate, pingpong_items
 
 BUFFERS = ("alloc0", "alloc1")
+"""The seed's two staging buffers (``buffers=2``); with ``buffers=N`` they are ``@alloc0 .. @alloc{N-1}``."""
+
+
+def buffer_names(n: int) -> list[str]:
+    return [f"alloc{k}" for k in range(n)]
 SKIPPED_ATTR = "memopt.dma_skipped"
 
 
@@ -98,9 +110,11 @@ class _Work:
     mask: tuple[bool, ...] = ()
 
 
-def _buffer_sizes(work: list[_Work], alignment: int) -> tuple[list[int], tuple[_Work, int] | None]:
+def _buffer_sizes(
+    work: list[_Work], alignment: int, n: int = 2
+) -> tuple[list[int], tuple[_Work, int] | None]:
     """Bytes per buffer (-1: buffer unused), and the pipelined op with the largest weight set."""
-    sizes = [-1, -1]
+    sizes = [-1] * n
     largest: tuple[_Work, int] | None = None
     largest_size = -1
     for w in work:
@@ -109,7 +123,7 @@ def _buffer_sizes(work: list[_Work], alignment: int) -> tuple[list[int], tuple[_
             if not on:
                 continue
             _, span = stage_layout(list(w.profiles[i].weights), alignment)
-            sizes[k % 2] = max(sizes[k % 2], span)
+            sizes[k % n] = max(sizes[k % n], span)
             if span > largest_size:
                 largest, largest_size = (w, i), span
             k += 1
@@ -123,6 +137,7 @@ class InsertDmaPass(ModulePass):
     name = "insert-dma"
 
     mode: str = "always"
+    buffers: int = 2
     alignment: int = 16
     target: str | None = None
     macs_per_cycle: int | None = None
@@ -136,6 +151,8 @@ class InsertDmaPass(ModulePass):
             raise MemoptError(f"insert-dma: unknown mode '{self.mode}' (expected one of: {', '.join(MODES)})")
         if self.alignment < 1 or self.alignment & (self.alignment - 1):
             raise MemoptError(f"insert-dma: alignment must be a power of two >= 1, got {self.alignment}")
+        if self.buffers < 2:
+            raise MemoptError(f"insert-dma: buffers must be >= 2 (two staging buffers at least), got {self.buffers}")
         return target_from_options(self, "insert-dma")
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
@@ -144,15 +161,15 @@ class InsertDmaPass(ModulePass):
         arena = max((a for _, a in planned_arenas(op)), default=0)
         while True:
             for w in work:
-                w.mask = choose_pipelined(w.profiles, target, self.mode, w.allowed)
-            sizes, largest = _buffer_sizes(work, self.alignment)
+                w.mask = choose_pipelined(w.profiles, target, self.mode, w.allowed, self.buffers)
+            sizes, largest = _buffer_sizes(work, self.alignment, self.buffers)
             total = onchip_total(arena, sizes, self.alignment)
             if target.capacity is None or total <= target.capacity or largest is None:
                 break
             w, i = largest
             if self.mode == "always":
                 raise MemoptError(
-                    f"insert-dma: arena ({arena} bytes) and DMA buffers ({max(sizes[0], 0)} + {max(sizes[1], 0)} bytes) "
+                    f"insert-dma: arena ({arena} bytes) and DMA buffers ({' + '.join(str(max(s, 0)) for s in sizes)} bytes) "
                     f"need {total} bytes, over capacity {target.capacity} (try mode=auto)", w.ops[i],
                 )
             w.allowed[i] = False
@@ -164,7 +181,7 @@ class InsertDmaPass(ModulePass):
             return
         bufs = self._buffers(op, sizes)
         for w in work:
-            _rewrite(w, bufs, self.alignment)
+            _rewrite(w, bufs, self.alignment, self.buffers)
         place_dma_buffers(op, self.alignment)
 
     def _collect(self, module: builtin.ModuleOp) -> list[_Work]:
@@ -186,8 +203,8 @@ class InsertDmaPass(ModulePass):
         if not skipped or self.mode != "auto":
             return
         n = sum(1 for p in w.profiles if p.weights)
-        everything = simulate(pingpong_items(w.profiles, [True] * len(w.ops)), target)
-        chosen = simulate(pingpong_items(w.profiles, w.mask), target)
+        everything = simulate(pingpong_items(w.profiles, [True] * len(w.ops), self.buffers), target)
+        chosen = simulate(pingpong_items(w.profiles, w.mask, self.buffers), target)
         sys.stderr.write(
             f"insert-dma: remark: {w.region.name}: left {len(skipped)} of {n} weight loads unpipelined "
             f"(model: {chosen} cycles, {everything} if all pipelined)\n"
@@ -197,7 +214,8 @@ class InsertDmaPass(ModulePass):
         anchor = next(
             (o for o in module.body.block.ops if not isinstance(o, (GlobalOp, DmaBufferOp))), None
         )
-        for name, size in zip(BUFFERS, sizes):
+        names = buffer_names(len(sizes))
+        for name, size in zip(names, sizes):
             existing = SymbolTable.lookup_symbol(module, name)
             if existing is not None and not isinstance(existing, DmaBufferOp):
                 raise MemoptError(f"insert-dma: symbol @{name} is already taken by a '{existing.name}'", existing)
@@ -212,7 +230,7 @@ class InsertDmaPass(ModulePass):
                 module.body.block.add_op(buf)
             else:
                 module.body.block.insert_op_before(buf, anchor)
-        return list(BUFFERS)
+        return names
 
 
 def _named(value: SSAValue, hint: str) -> None:
@@ -220,7 +238,7 @@ def _named(value: SSAValue, hint: str) -> None:
         value.name_hint = hint
 
 
-def _rewrite(w: _Work, bufs: list[str], alignment: int) -> None:
+def _rewrite(w: _Work, bufs: list[str], alignment: int, n: int = 2) -> None:
     """Emit the Region's DMA schedule (see module docstring)."""
     order = [i for i, on in enumerate(w.mask) if on]
     if not order:
@@ -242,17 +260,24 @@ def _rewrite(w: _Work, bufs: list[str], alignment: int) -> None:
         offsets, _ = stage_layout(list(w.profiles[i].weights), alignment)
         return list(zip(syms, offsets))
 
-    def starts(k: int, before: Operation) -> None:
+    def starts(k: int, before: Operation | None = None, after: Operation | None = None) -> None:
         i = order[k]
         tokens[i] = {}
         for sym, off in layout(i):
-            s = DmaStartOp(sym, bufs[k % 2], off)
-            before.parent_block().insert_op_before(s, before)
+            s = DmaStartOp(sym, bufs[k % n], off)
+            if before is not None:
+                before.parent_block().insert_op_before(s, before)
+            else:
+                assert after is not None
+                after.parent_block().insert_op_after(s, after)
+                after = s
             copy_location(w.ops[i], s)
             _named(s.token, f"{sym}_t")
             tokens[i][sym] = s.token
 
-    starts(0, anchor)
+    ahead = 1 if n == 2 else n  # loads issued before the Region's first op
+    for k in range(min(ahead, len(order))):
+        starts(k, anchor)
     for k, i in enumerate(order):
         op = w.ops[i]
         block = op.parent_block()
@@ -274,8 +299,10 @@ def _rewrite(w: _Work, bufs: list[str], alignment: int) -> None:
                 copy_location(op, v)
                 src = v.result
             op.operands[u.operand] = src
-        if k + 1 < len(order):
-            starts(k + 1, op)
+        if n == 2 and k + 1 < len(order):
+            starts(k + 1, before=op)  # the seed's place: after op k's waits, before op k
+        elif n > 2 and k + n < len(order):
+            starts(k + n, after=op)  # op k+n's buffer is free as soon as op k has run
 
 
-__all__ = ["BUFFERS", "InsertDmaPass", "SKIPPED_ATTR", "stage_layout", "target_from_options"]
+__all__ = ["BUFFERS", "InsertDmaPass", "buffer_names", "SKIPPED_ATTR", "stage_layout", "target_from_options"]

@@ -183,18 +183,34 @@ def simulate(items: Iterable[Item], target: Target) -> int:
     return t
 
 
-def pingpong_items(ops: Sequence[OpProfile], pipelined: Sequence[bool]) -> list[Item]:
+def check_buffers(buffers: int) -> None:
+    if not isinstance(buffers, int) or buffers < 2:
+        raise LatencyError(f"buffers must be an integer >= 2, got {buffers}")
+
+
+def pingpong_items(ops: Sequence[OpProfile], pipelined: Sequence[bool], buffers: int = 2) -> list[Item]:
     """The schedule ``insert-dma`` emits for one Region (see module docstring).
 
     ``pipelined[i]`` says whether op ``i`` gets its weights by DMA; ops with no weights are
     never pipelined. Transfer ids are ``(op index) * 1024 + weight index``.
+
+    ``buffers = 2`` is the seed's ping-pong: before pipelined op ``k`` computes, wait for its
+    loads, then issue op ``k+1``'s. With ``buffers = N > 2`` pipelined op ``k`` uses buffer
+    ``k % N``; ops ``0 .. N-1`` load at the Region's beginning and op ``k+N``'s loads are
+    issued right after op ``k`` has run (the last user of that buffer), i.e. as soon as the
+    buffer is free and before op ``k+1``'s wait: while op ``k+1`` computes, the loads of ops
+    ``k+2 .. k+N`` can be in flight.
     """
+    check_buffers(buffers)
     order = [i for i, op in enumerate(ops) if pipelined[i] and op.weights]
 
     def starts(i: int) -> list[Item]:
         return [Start(i * 1024 + j, b) for j, b in enumerate(ops[i].weights)]
 
-    items: list[Item] = starts(order[0]) if order else []
+    ahead = 1 if buffers == 2 else buffers
+    items: list[Item] = []
+    for k in range(min(ahead, len(order))):
+        items += starts(order[k])
     seq = {i: k for k, i in enumerate(order)}
     for i, op in enumerate(ops):
         k = seq.get(i)
@@ -202,9 +218,14 @@ def pingpong_items(ops: Sequence[OpProfile], pipelined: Sequence[bool]) -> list[
             items.append(Run(op.macs, op.weights))
             continue
         items += [Wait(i * 1024 + j) for j in range(len(op.weights))]
-        if k + 1 < len(order):
-            items += starts(order[k + 1])
-        items.append(Run(op.macs))
+        if buffers == 2:
+            if k + 1 < len(order):
+                items += starts(order[k + 1])
+            items.append(Run(op.macs))
+        else:
+            items.append(Run(op.macs))
+            if k + ahead < len(order):
+                items += starts(order[k + ahead])
     return items
 
 
@@ -255,10 +276,12 @@ class Timing:
         return Timing(max(t.serial for t in ts), max(t.pingpong for t in ts), max(t.lb for t in ts))
 
 
-def region_timing(ops: Sequence[OpProfile], pipelined: Sequence[bool], target: Target) -> Timing:
+def region_timing(
+    ops: Sequence[OpProfile], pipelined: Sequence[bool], target: Target, buffers: int = 2
+) -> Timing:
     return Timing(
         serial_time(ops, target),
-        simulate(pingpong_items(ops, pipelined), target),
+        simulate(pingpong_items(ops, pipelined, buffers), target),
         lower_bound_time(ops, target),
     )
 
@@ -271,14 +294,17 @@ def choose_pipelined(
     target: Target,
     mode: str = "always",
     allowed: Sequence[bool] | None = None,
+    buffers: int = 2,
 ) -> tuple[bool, ...]:
     """Which ops of a Region to pipeline.
 
     ``always``: every op with weights (that ``allowed`` permits). ``auto``: the cheapest of
     "everything", "nothing" and a one-sweep local search that drops ops whose pipelining costs
     more (issue overhead, a queue behind a long transfer) than it hides; by construction never
-    slower than serial under this model.
+    slower than serial under this model. ``buffers``: the schedule's staging buffers
+    (:func:`pingpong_items`); ``auto`` judges every candidate under that schedule.
     """
+    check_buffers(buffers)
     if mode not in MODES:
         raise LatencyError(f"unknown mode '{mode}' (expected one of: {', '.join(MODES)})")
     ok = [bool(op.weights) and (allowed is None or allowed[i]) for i, op in enumerate(ops)]
@@ -286,7 +312,7 @@ def choose_pipelined(
         return tuple(ok)
 
     def cost(mask: Sequence[bool]) -> int:
-        return simulate(pingpong_items(ops, mask), target)
+        return simulate(pingpong_items(ops, mask, buffers), target)
 
     best = list(ok)
     best_t = cost(best)
@@ -305,7 +331,7 @@ def choose_pipelined(
 
 
 __all__ = [
-    "Item", "LatencyError", "MODES", "OpProfile", "Run", "Start", "TARGET_KEYS", "Target", "Timing",
+    "Item", "LatencyError", "check_buffers", "MODES", "OpProfile", "Run", "Start", "TARGET_KEYS", "Target", "Timing",
     "Wait", "choose_pipelined", "efficiency", "load_target", "lower_bound_time", "parse_target",
     "pingpong_items", "region_timing", "serial_time", "simulate",
 ]

@@ -115,8 +115,9 @@ seeds = st.integers(0, 10**6)
 
 
 @settings(max_examples=40, deadline=None)
-@given(seeds)
-def test_schedule_is_the_model_and_parity_alternates(seed):
+@given(seeds, st.sampled_from([2, 3, 4]))
+def test_schedule_is_the_model_and_parity_alternates(seed, n):
+    """Op k of a Region uses @alloc{k % n}; the emitted order is the model's schedule."""
     text = generate(seed)
     before = parse(text)
     f0 = main_func(before)
@@ -125,17 +126,17 @@ def test_schedule_is_the_model_and_parity_alternates(seed):
     for r in regions(cut_function(f0, "@main")):
         ops = [o for o in r.ops if isinstance(o, ComputeOp)]
         profiles = [offchip_profile(o) for o in ops]
-        expected[r.name] = (profiles, choose_pipelined(profiles, Target(), "always"))
-    module = run(parse(text), InsertDmaPass())
+        expected[r.name] = (profiles, choose_pipelined(profiles, Target(), "always", None, n))
+    module = run(parse(text), InsertDmaPass(buffers=n))
     f = main_func(module)
     # no compute op reads off-chip any more (unused get_globals/views stay: the arena
     # numbering counts them)
     assert all(u.on_chip for o in f.walk() if isinstance(o, ComputeOp) for u in weight_uses(o))
-    sizes = {"alloc0": 0, "alloc1": 0}
+    sizes = {f"alloc{j}": 0 for j in range(n)}
     for r in regions(cut_function(f, "@main")):
         profiles, mask = expected[r.name]
         # The emitted order is exactly the model's schedule.
-        assert region_timing(r, Target()).pingpong == simulate(pingpong_items(profiles, mask), Target())
+        assert region_timing(r, Target()).pingpong == simulate(pingpong_items(profiles, mask, n), Target())
         k = 0
         for o in r.ops:
             if not isinstance(o, ComputeOp):
@@ -145,9 +146,9 @@ def test_schedule_is_the_model_and_parity_alternates(seed):
             if not uses:
                 continue
             dsts = {u.chain[-1].token.owner.dst.root_reference.data for u in uses}
-            assert dsts == {f"alloc{k % 2}"}
+            assert dsts == {f"alloc{k % n}"}
             _, span = stage_layout(list(op_profile(o).weights), 16)
-            sizes[f"alloc{k % 2}"] = max(sizes[f"alloc{k % 2}"], span)
+            sizes[f"alloc{k % n}"] = max(sizes[f"alloc{k % n}"], span)
             k += 1
     bufs = {b.sym_name.data: b.size.value.data for b in module.walk() if isinstance(b, DmaBufferOp)}
     assert bufs == {k: v for k, v in sizes.items() if k in bufs}
@@ -155,11 +156,11 @@ def test_schedule_is_the_model_and_parity_alternates(seed):
 
 
 @settings(max_examples=25, deadline=None)
-@given(seeds, st.sampled_from(["always", "auto"]))
-def test_either_order_verifies_and_agrees(seed, mode):
+@given(seeds, st.sampled_from(["always", "auto"]), st.sampled_from([2, 3, 5]))
+def test_either_order_verifies_and_agrees(seed, mode, n):
     text = generate(seed)
-    a = run(parse(text), InsertDmaPass(mode=mode), PlanMemoryPass(), VerifyPlanPass())
-    b = run(parse(text), PlanMemoryPass(), InsertDmaPass(mode=mode), VerifyPlanPass())
+    a = run(parse(text), InsertDmaPass(mode=mode, buffers=n), PlanMemoryPass(), VerifyPlanPass())
+    b = run(parse(text), PlanMemoryPass(), InsertDmaPass(mode=mode, buffers=n), VerifyPlanPass())
     # DMA ops take no step in the arena's lifetime analysis, so the planner sees the same
     # problem in both orders: the same IR up to the order of attributes on skipped ops.
     def norm(m):
@@ -179,24 +180,26 @@ def test_either_order_verifies_and_agrees(seed, mode):
 
 
 @settings(max_examples=25, deadline=None)
-@given(seeds)
-def test_auto_is_never_slower_than_serial(seed):
+@given(seeds, st.sampled_from([2, 3, 4]))
+def test_auto_is_never_slower_than_serial(seed, n):
     text = generate(seed)
-    module = run(parse(text), InsertDmaPass(mode="auto"))
+    module = run(parse(text), InsertDmaPass(mode="auto", buffers=n))
     rows, total = function_latency(main_func(module), Target())
     for row in rows:
         assert row.timing.pingpong <= row.timing.serial
     assert total.pingpong <= total.serial
-    always_rows, always_total = function_latency(main_func(run(parse(text), InsertDmaPass())), Target())
+    always_rows, always_total = function_latency(main_func(run(parse(text), InsertDmaPass(buffers=n))), Target())
     assert total.pingpong <= always_total.pingpong
 
 
 @settings(max_examples=25, deadline=None)
-@given(seeds, st.data())
-def test_a_misplaced_dma_start_is_caught(seed, data):
+@given(seeds, st.sampled_from([2, 3, 4]), st.data())
+def test_a_misplaced_dma_start_is_caught(seed, n, data):
     """Hoisting any dma_start above the previous op of its Region that reads its buffer breaks
-    the schedule, and the checker says so (a test that can fail: the unmutated IR passes)."""
-    module = run(parse(generate(seed)), InsertDmaPass())
+    the schedule, and the checker says so (a test that can fail: the unmutated IR passes),
+    with two staging buffers as with n (a start issued as soon as its buffer is free is safe,
+    one op earlier is not)."""
+    module = run(parse(generate(seed)), InsertDmaPass(buffers=n))
     f = main_func(module)
     check_dma_safety(f)
     def span(start: DmaStartOp) -> tuple[int, int]:

@@ -75,6 +75,55 @@ def test_hand_computed_schedule():
     assert lower_bound_time(ops, T) == max(6 + 204, 408 + 2)
 
 
+def test_hand_computed_three_buffer_schedule():
+    """buffers=3: ops 0..2 load at the start, op 3's load is issued right after op 0 has run
+    (its buffer @alloc0 is free then), before op 1's wait."""
+    ops = [OpProfile("a", 256, (8,)), OpProfile("big", 256, (800,)), OpProfile("b", 25600, (8,)),
+           OpProfile("c", 256, (8,))]
+    items = pingpong_items(ops, [True] * 4, buffers=3)
+    assert items == [
+        Start(0, 8), Start(1024, 800), Start(2048, 8),
+        Wait(0), Run(256), Start(3072, 8),
+        Wait(1024), Run(256),
+        Wait(2048), Run(25600),
+        Wait(3072), Run(256),
+    ]
+    # d = 201 (8 B), 300 (800 B); issue 32. Starts at 32, 64, 96 -> channel: a 32..233,
+    # big 233..533, b 533..734. wait a -> 233, run -> 234, start c at 266 -> 734..935;
+    # wait big -> 533, run -> 534; wait b -> 734, run 100 -> 834; wait c -> 935, run -> 936.
+    assert simulate(items, T) == 936
+    # Two buffers (the seed's schedule): the big load only overlaps op a's single cycle.
+    two = simulate(pingpong_items(ops, [True] * 4), T)
+    assert two > 936
+    lb = lower_bound_time(ops, T)
+    assert efficiency(serial_time(ops, T), 936, lb) > efficiency(serial_time(ops, T), two, lb)
+    # buffers=2 is exactly the seed's schedule, and fewer than two buffers is an error.
+    assert pingpong_items(ops, [True] * 4, 2) == pingpong_items(ops, [True] * 4)
+    with pytest.raises(LatencyError, match="buffers must be an integer >= 2, got 1"):
+        pingpong_items(ops, [True] * 4, 1)
+
+
+@settings(max_examples=150, deadline=None)
+@given(ops_st, target_st, st.integers(3, 6))
+def test_deeper_buffers_respect_the_bound_and_auto_stays_safe(ops, target, n):
+    mask = [True] * len(ops)
+    t = simulate(pingpong_items(ops, mask, n), target)
+    assert lower_bound_time(ops, target) <= t
+    auto = choose_pipelined(ops, target, "auto", buffers=n)
+    t_auto = simulate(pingpong_items(ops, auto, n), target)
+    assert t_auto <= serial_time(ops, target) and t_auto <= t
+    # every transfer is waited for exactly once, after it was started
+    started: set[int] = set()
+    waited: list[int] = []
+    for it in pingpong_items(ops, mask, n):
+        if isinstance(it, Start):
+            started.add(it.transfer)
+        elif isinstance(it, Wait):
+            assert it.transfer in started
+            waited.append(it.transfer)
+    assert sorted(waited) == sorted(started)
+
+
 def test_wait_without_start_is_an_error():
     with pytest.raises(LatencyError, match="never started"):
         simulate([Wait(3)], T)
