@@ -20,29 +20,11 @@ import io
 import re
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, NoReturn, get_type_hints
+from typing import Any, get_type_hints
+
+from memopt.cli import ArgParser, ToolError, one_line, parse_source, run_tool
 
 PROG = "memopt-opt"
-
-
-class DriverError(Exception):
-    """A user-facing error. ``line``/``col`` are optional."""
-
-    def __init__(self, message: str, line: int | None = None, col: int | None = None):
-        super().__init__(message)
-        self.message = message
-        self.line = line
-        self.col = col
-
-
-class _ArgParser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:  # type: ignore[override]
-        raise DriverError(message)
-
-
-def _one_line(msg: str) -> str:
-    parts = [p.strip() for p in str(msg).splitlines() if p.strip()]
-    return " ".join(parts) if parts else ""
 
 
 # ----------------------------------------------------------------------------- passes
@@ -130,7 +112,7 @@ def _split_pass_flags(
             break
         if a in ("-p", "--passes"):
             if i + 1 >= n:
-                raise DriverError(f"argument {a}: expected a pass pipeline")
+                raise ToolError(f"argument {a}: expected a pass pipeline")
             items.append(("pipeline", argv[i + 1]))
             i += 2
             continue
@@ -168,16 +150,16 @@ def _build_pipeline(items: list[tuple[str, str]]) -> list[Any]:
             lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
             what = lines[-1] if lines else "syntax error"
             shown = f"--{text}" if kind == "pass" else text
-            raise DriverError(f"invalid pass pipeline '{shown}': {what}") from None
+            raise ToolError(f"invalid pass pipeline '{shown}': {what}") from None
         for spec in specs:
             if spec.name not in available:
                 known = ", ".join(available)
-                raise DriverError(f"unknown pass '{spec.name}' (available passes: {known})")
+                raise ToolError(f"unknown pass '{spec.name}' (available passes: {known})")
             try:
                 cls = available[spec.name]()
             except Exception as e:
-                raise DriverError(
-                    f"pass '{spec.name}' is not available: {type(e).__name__}: {_one_line(str(e))}"
+                raise ToolError(
+                    f"pass '{spec.name}' is not available: {type(e).__name__}: {one_line(str(e))}"
                 ) from None
             spec = spec.normalize_parameter_names()
             valid = {
@@ -188,15 +170,15 @@ def _build_pipeline(items: list[tuple[str, str]]) -> list[Any]:
             for key in spec.parameters:
                 if key not in valid:
                     opts = ", ".join(sorted(k.replace("_", "-") for k in valid)) or "none"
-                    raise DriverError(
+                    raise ToolError(
                         f"unknown option '{key.replace('_', '-')}' for pass "
                         f"'{spec.name}' (valid options: {opts})"
                     )
             try:
                 passes.append(cls.from_pass_spec(spec))
             except (ValueError, MemoptError) as e:
-                raise DriverError(
-                    f"invalid options for pass '{spec.name}': {_one_line(str(e))}"
+                raise ToolError(
+                    f"invalid options for pass '{spec.name}': {one_line(str(e))}"
                 ) from None
     return passes
 
@@ -237,8 +219,8 @@ def make_context() -> Any:
 # ----------------------------------------------------------------------------- main flow
 
 
-def _arg_parser() -> _ArgParser:
-    p = _ArgParser(
+def _arg_parser() -> ArgParser:
+    p = ArgParser(
         prog=PROG,
         description="memopt modular optimizer driver (memory planning for NN graphs)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -269,17 +251,9 @@ def _arg_parser() -> _ArgParser:
 
 
 def _run(argv: Sequence[str], state: dict[str, str]) -> int:
-    from memopt.diagnostics import (
-        LocatedParser,
-        MemoptError,
-        exception_message,
-        locate,
-        parse_error_message,
-        read_source,
-        verify_located,
-    )
+    from memopt.diagnostics import MemoptError, read_source, verify_located
     from xdsl.printer import Printer
-    from xdsl.utils.exceptions import DiagnosticException, ParseError
+    from xdsl.utils.exceptions import DiagnosticException
 
     pass_names = list(_available_passes())
     rest, items = _split_pass_flags(argv, pass_names)
@@ -295,10 +269,10 @@ def _run(argv: Sequence[str], state: dict[str, str]) -> int:
         bad = unknown[0]
         if bad.startswith("--"):
             key = bad[2:].partition("=")[0]
-            raise DriverError(
+            raise ToolError(
                 f"unknown pass or option '--{key}' (available passes: {', '.join(pass_names)})"
             )
-        raise DriverError(f"unrecognized argument '{bad}'")
+        raise ToolError(f"unrecognized argument '{bad}'")
 
     passes = _build_pipeline(items)
     if args.print_pipeline:
@@ -309,40 +283,23 @@ def _run(argv: Sequence[str], state: dict[str, str]) -> int:
     try:
         text = read_source(path)
     except MemoptError as e:
-        raise DriverError(e.message) from None
+        raise ToolError(e.message) from None
 
-    # ---- parse
-    ctx = make_context()
-    ctx.allow_unregistered = args.allow_unregistered_dialect
-    lp = LocatedParser(ctx, text, state["file"])
+    # ---- parse (and verify)
+    ctx, module = parse_source(text, state["file"], allow_unregistered=args.allow_unregistered_dialect)
+
+    # ---- passes, re-verifying after each
     try:
-        module = lp.parse_module()
-    except ParseError as e:
-        loc = e.span.get_location()
-        raise DriverError(parse_error_message(e), loc.line, loc.col) from None
-    except DiagnosticException as e:  # e.g. attribute verification while parsing
-        loc = lp._current_token.span.get_location()  # pyright: ignore[reportPrivateUsage]
-        raise DriverError(exception_message(e), loc.line, loc.col) from None
-
-    def located(e: MemoptError) -> DriverError:
-        loc = locate(e.op)
-        if loc is None:
-            return DriverError(_one_line(e.message))
-        return DriverError(_one_line(e.message), loc[0], loc[1])
-
-    # ---- verify + passes
-    try:
-        verify_located(module)
         for p in passes:
             try:
                 p.apply(ctx, module)
             except MemoptError:
                 raise
             except DiagnosticException as e:
-                raise DriverError(f"{p.name}: {_one_line(str(e))}") from None
+                raise ToolError(f"{p.name}: {one_line(str(e))}") from None
             verify_located(module)
     except MemoptError as e:
-        raise located(e) from None
+        raise ToolError.at_op(e) from None
 
     # ---- print
     out = io.StringIO()
@@ -359,55 +316,16 @@ def _run(argv: Sequence[str], state: dict[str, str]) -> int:
             with open(args.output_file, "w", encoding="utf-8") as f:
                 f.write(result)
         except OSError as e:
-            raise DriverError(
+            raise ToolError(
                 f"could not write output file '{args.output_file}': {e.strerror or e}"
             ) from None
     return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    if argv is None:
-        argv = sys.argv[1:]
-    state: dict[str, str] = {}
-    code: int
-    try:
-        code = _run(list(argv), state)
-    except DriverError as e:
-        where = state.get("file")
-        prefix = ""
-        if where is not None:
-            prefix = f"{where}:{e.line}:{e.col}: " if e.line is not None else f"{where}: "
-        sys.stderr.write(f"{PROG}: error: {prefix}{_one_line(e.message)}\n")
-        code = 1
-    except BrokenPipeError:
-        # Downstream consumer closed the pipe (e.g. `| head`): not an error of ours.
-        import os
-
-        try:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-        except (OSError, ValueError, io.UnsupportedOperation):
-            pass
-        code = 0
-    except KeyboardInterrupt:
-        sys.stderr.write(f"{PROG}: error: interrupted\n")
-        code = 130
-    except SystemExit as e:
-        code = e.code if isinstance(e.code, int) else 0
-    except BaseException as e:  # noqa: BLE001 - never show a traceback
-        sys.stderr.write(
-            f"{PROG}: error: internal error: {type(e).__name__}: {_one_line(str(e))}\n"
-        )
-        code = 2
-    try:
-        sys.stdout.flush()
-    except BrokenPipeError:
-        pass
-    return code
+    return run_tool(PROG, _run, argv)
 
 
 if __name__ == "__main__":
     sys.exit(main())
 
-
-_make_context = make_context  # kept for callers of the old private name

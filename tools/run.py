@@ -18,34 +18,18 @@ Every failure is one line on stderr (internal errors exit 2); never a traceback.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
 
 import numpy as np
+
+from memopt.cli import ArgParser, ToolError, parse_source, run_tool
 
 PROG = "memopt-run"
 
 
-class RunError(Exception):
-    def __init__(self, message: str, loc: tuple[int, int] | None = None):
-        super().__init__(message)
-        self.message = message
-        self.loc = loc
-
-
-class _ArgParser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:  # type: ignore[override]
-        raise RunError(message)
-
-
-def _one_line(msg: str) -> str:
-    return " ".join(p.strip() for p in str(msg).splitlines() if p.strip())
-
-
-def _parser() -> _ArgParser:
-    p = _ArgParser(prog=PROG, description="execute a memopt function with numpy / prove its memory plan")
+def _parser() -> ArgParser:
+    p = ArgParser(prog=PROG, description="execute a memopt function with numpy / prove its memory plan")
     p.add_argument("input_file", help="input .mlir file ('-' for stdin)")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--check", action="store_true", help="compare planned and unplanned execution")
@@ -58,29 +42,8 @@ def _parser() -> _ArgParser:
 
 
 def parse_module(text: str, filename: str):
-    """Parse and verify ``text``; errors become a located :class:`RunError`."""
-    from xdsl.utils.exceptions import DiagnosticException, ParseError
-
-    from memopt.diagnostics import (
-        LocatedParser, MemoptError, exception_message, locate, parse_error_message, verify_located,
-    )
-    from memopt.tools.opt import make_context
-
-    ctx = make_context()
-    lp = LocatedParser(ctx, text, filename)
-    try:
-        module = lp.parse_module()
-    except ParseError as e:
-        loc = e.span.get_location()
-        raise RunError(parse_error_message(e), (loc.line, loc.col)) from None
-    except DiagnosticException as e:
-        loc = lp._current_token.span.get_location()  # pyright: ignore[reportPrivateUsage]
-        raise RunError(exception_message(e), (loc.line, loc.col)) from None
-    try:
-        verify_located(module)
-    except MemoptError as e:
-        raise RunError(e.message, locate(e.op)) from None
-    return module
+    """Parse and verify ``text``; errors become a located :class:`ToolError`."""
+    return parse_source(text, filename)[1]
 
 
 def format_result(name: str, k: int, t, data: np.ndarray) -> str:
@@ -97,7 +60,7 @@ def format_result(name: str, k: int, t, data: np.ndarray) -> str:
 
 
 def _run(argv: Sequence[str], state: dict) -> int:
-    from memopt.diagnostics import MemoptError, locate, read_source
+    from memopt.diagnostics import MemoptError, read_source
     from memopt.executor import check_module, run_function
 
     args = _parser().parse_args(list(argv))
@@ -106,7 +69,7 @@ def _run(argv: Sequence[str], state: dict) -> int:
     try:
         text = read_source(path)
     except MemoptError as e:
-        raise RunError(e.message) from None
+        raise ToolError(e.message) from None
     module = parse_module(text, state["file"])
     out = []
     try:
@@ -124,37 +87,13 @@ def _run(argv: Sequence[str], state: dict) -> int:
             for k, (t, data) in enumerate(zip(ex.types, ex.outputs)):
                 out.append(format_result(name, k, t, data))
     except MemoptError as e:
-        raise RunError(e.message, locate(e.op)) from None
+        raise ToolError.at_op(e) from None
     sys.stdout.write("".join(line + "\n" for line in out))
     return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    if argv is None:
-        argv = sys.argv[1:]
-    state: dict = {}
-    try:
-        code = _run(list(argv), state)
-    except RunError as e:
-        where = state.get("file")
-        prefix = ""
-        if where is not None:
-            prefix = f"{where}:{e.loc[0]}:{e.loc[1]}: " if e.loc else f"{where}: "
-        sys.stderr.write(f"{PROG}: error: {prefix}{_one_line(e.message)}\n")
-        code = 1
-    except KeyboardInterrupt:
-        sys.stderr.write(f"{PROG}: error: interrupted\n")
-        code = 130
-    except SystemExit as e:  # --help
-        code = e.code if isinstance(e.code, int) else 0
-    except BaseException as e:  # noqa: BLE001 - never show a traceback
-        sys.stderr.write(f"{PROG}: error: internal error: {type(e).__name__}: {_one_line(str(e))}\n")
-        code = 2
-    try:
-        sys.stdout.flush()
-    except BrokenPipeError:
-        pass
-    return code
+    return run_tool(PROG, _run, argv)
 
 
 if __name__ == "__main__":
