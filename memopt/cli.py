@@ -11,9 +11,10 @@ import argparse
 import io
 import os
 import sys
-from typing import Callable, NoReturn, Sequence
+from typing import TYPE_CHECKING, Callable, NoReturn, Sequence
 
-from memopt.diagnostics import MemoptError, locate
+if TYPE_CHECKING:  # xDSL is imported only by the tools that parse IR (memopt-pack does not)
+    from memopt.diagnostics import MemoptError
 
 
 class ToolError(Exception):
@@ -28,6 +29,8 @@ class ToolError(Exception):
     @staticmethod
     def at_op(e: MemoptError) -> "ToolError":
         """The error of a pass or verifier, located at its op when the op has a location."""
+        from memopt.diagnostics import locate
+
         loc = locate(e.op)
         return ToolError(e.message, *(loc if loc is not None else (None, None)))
 
@@ -51,7 +54,9 @@ def parse_source(text: str, filename: str, *, allow_unregistered: bool = False):
     """
     from xdsl.utils.exceptions import DiagnosticException, ParseError
 
-    from memopt.diagnostics import LocatedParser, exception_message, parse_error_message, verify_located
+    from memopt.diagnostics import (
+        LocatedParser, MemoptError, exception_message, parse_error_message, verify_located,
+    )
     from memopt.tools.opt import make_context
 
     ctx = make_context()

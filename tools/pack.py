@@ -12,6 +12,7 @@ import argparse
 import sys
 import time
 
+from memopt.cli import ArgParser, ToolError, run_tool
 from memopt.planning import PlanningError, Solution, lower_bound, make_strategy, strategy_names, validate
 from memopt.planning.csvio import read_problem, write_solution
 from memopt.planning.strategies import strategy_options
@@ -19,14 +20,8 @@ from memopt.planning.strategies import strategy_options
 PROG = "memopt-pack"
 
 
-class _ArgParser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, exit 1, like every other memopt error
-        sys.stderr.write(f"{PROG}: error: {message}\n")
-        raise SystemExit(1)
-
-
 def build_parser() -> argparse.ArgumentParser:
-    p = _ArgParser(prog=PROG, description=__doc__.splitlines()[0])
+    p = ArgParser(prog=PROG, description=__doc__.splitlines()[0])
     p.add_argument("input", nargs="?", default="-", help="CSV file (default: stdin)")
     p.add_argument("-o", "--output", default="-", help="output CSV (default: stdout)")
     p.add_argument("--strategy", default="best", help=f"one of: {', '.join(strategy_names())} (default: best)")
@@ -91,19 +86,17 @@ def run(argv: list[str] | None = None) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> None:
+def _run(argv: list[str], state: dict) -> int:
+    # Planning errors already name their source (``FILE[:LINE]: ...``), so no file prefix here.
     try:
-        code = run(argv)
+        return run(argv)
     except PlanningError as e:
-        sys.stderr.write(f"{PROG}: error: {e}\n")
-        code = 1
-    except KeyboardInterrupt:
-        code = 130
-    except Exception as e:  # never a traceback for users
-        sys.stderr.write(f"{PROG}: error: internal error: {type(e).__name__}: {e}\n")
-        code = 2
-    raise SystemExit(code)
+        raise ToolError(str(e)) from None
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run_tool(PROG, _run, argv)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
