@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 
-from .common import ModelImportError
+from .common import ModelImportError, read_model_file
 
 FORMATS = ("onnx", "tflite")
 
@@ -28,15 +28,7 @@ def detect_format(path: str, data: bytes | None = None) -> str:
     ``.onnx`` files; otherwise by extension."""
     ext = os.path.splitext(path)[1].lower()
     if data is None:
-        try:
-            with open(path, "rb") as f:
-                data = f.read(8)
-        except FileNotFoundError:
-            raise ModelImportError("no such file") from None
-        except IsADirectoryError:
-            raise ModelImportError("is a directory") from None
-        except OSError as e:
-            raise ModelImportError(f"cannot read file: {e.strerror}") from None
+        data = read_model_file(path, 8)
     if data[4:8] == b"TFL3" or ext == ".tflite":
         return "tflite"
     if ext == ".onnx":

@@ -52,6 +52,19 @@ from memopt.dialects.memopt import (
 Key = Hashable
 
 
+def read_model_file(path: str, limit: int = -1) -> bytes:
+    """The bytes of a model file (at most ``limit``), with one-line import errors."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(limit)
+    except FileNotFoundError:
+        raise ModelImportError("no such file") from None
+    except IsADirectoryError:
+        raise ModelImportError("is a directory") from None
+    except OSError as e:
+        raise ModelImportError(f"cannot read file: {e.strerror}") from None
+
+
 class ModelImportError(Exception):
     """A problem with the model (or the options), reported as one line, never a traceback."""
 
@@ -269,6 +282,15 @@ class ModuleBuilder:
         self.scope.block.add_op(op)
 
     # ---- ops
+    def _emit(self, op: Operation, outputs: Sequence[Key]) -> Operation:
+        """Name and bind ``op``'s results to ``outputs``, append it, count it as a graph op."""
+        for res, key in zip(op.results, outputs):
+            self._name(res, key)
+            self.bind(key, res)
+        self._add(op)
+        self.n_ops += 1
+        return op
+
     def compute(
         self,
         kind: str,
@@ -290,12 +312,7 @@ class ModuleBuilder:
         attrs: dict[str, Attribute] = {"names": _names_attr([d.name for d in decls])}
         attrs.update(attributes or {})
         op = ComputeOp(kind, operands, [d.type for d in decls], cost=cost, inplace=hint, attributes=attrs)
-        for res, key in zip(op.results, outputs):
-            self._name(res, key)
-            self.bind(key, res)
-        self._add(op)
-        self.n_ops += 1
-        return op
+        return self._emit(op, outputs)
 
     def view(self, kind: str, source: Key, output: Key) -> Operation:
         """A ``memopt.view`` (reshape-like: aliases its source) or, if the result would not fit
@@ -305,11 +322,7 @@ class ModuleBuilder:
         if not isinstance(src.type, TensorType) or d.nbytes > byte_size(src.type):
             return self.compute(kind, [source], [output], cost=0)
         op = ViewOp(src, d.type, 0, attributes={"names": _names_attr([d.name]), "kind": StringAttr(kind)})
-        self._name(op.result, output)
-        self.bind(output, op.result)
-        self._add(op)
-        self.n_ops += 1
-        return op
+        return self._emit(op, [output])
 
     def _yield(self, keys: Sequence[Key], types: Sequence[TensorType]) -> None:
         values: list[SSAValue] = []
@@ -354,12 +367,7 @@ class ModuleBuilder:
         attrs: dict[str, Attribute] = {"names": _names_attr([self.decl(k).name for k in outputs])}
         attrs.update(attributes or {})
         op = IfOp(c, types, regions[0], regions[1], attributes=attrs)
-        for res, key in zip(op.results, outputs):
-            self._name(res, key)
-            self.bind(key, res)
-        self._add(op)
-        self.n_ops += 1
-        return op
+        return self._emit(op, outputs)
 
     def loop(
         self,
@@ -391,12 +399,7 @@ class ModuleBuilder:
             attrs["unknown_trip_count"] = UnitAttr()
         attrs.update(attributes or {})
         op = LoopOp(1 if trip_count is None else trip_count, values, Region(block), attributes=attrs)
-        for res, key in zip(op.results, outputs):
-            self._name(res, key)
-            self.bind(key, res)
-        self._add(op)
-        self.n_ops += 1
-        return op
+        return self._emit(op, outputs)
 
     # ---- the function
     @contextmanager

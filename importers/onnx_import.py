@@ -565,14 +565,7 @@ class OnnxReader:
         body_in = [vi.name for vi in body.input]
         for name in body_in:
             self._declare(b, name)
-        inits, args = [], []
-        for k, o in enumerate(scans):
-            key_init, key_acc = (o, "init"), (o, "acc")
-            b.declare(key_init, f"{o}.init", t.shape[o], _dtype(t.elem[o], o))
-            b.declare(key_acc, f"{o}.acc", t.shape[o], _dtype(t.elem[o], o))
-            b.compute("Loop.scan_output_init", [], [key_init], cost=0)
-            inits.append(key_init)
-            args.append(key_acc)
+        inits, args = self._scan_accumulators(b, "Loop", scans)
 
         def emit():
             b.compute("Loop.iteration_num", [], [body_in[0]], cost=1)
@@ -593,6 +586,20 @@ class OnnxReader:
 
         b.loop(trip, carried + inits, body_in[2:] + args, emit, list(node.output))
 
+    def _scan_accumulators(self, b: ModuleBuilder, kind: str, scans: list[str]) -> tuple[list, list]:
+        """Per scan output of a Loop/Scan: an initial buffer (carried in) and the body's
+        accumulator argument; returns ``(inits, body args)``."""
+        t = self.t
+        inits, args = [], []
+        for o in scans:
+            key_init, key_acc = (o, "init"), (o, "acc")
+            b.declare(key_init, f"{o}.init", t.shape[o], _dtype(t.elem[o], o))
+            b.declare(key_acc, f"{o}.acc", t.shape[o], _dtype(t.elem[o], o))
+            b.compute(f"{kind}.scan_output_init", [], [key_init], cost=0)
+            inits.append(key_init)
+            args.append(key_acc)
+        return inits, args
+
     def _emit_scan(self, b: ModuleBuilder, node) -> None:
         t = self.t
         body = _attr_graph(node, "body")
@@ -606,14 +613,7 @@ class OnnxReader:
         for name in body_in:
             self._declare(b, name)
         scans = list(node.output[n_state:])
-        inits, args = [], []
-        for o in scans:
-            key_init, key_acc = (o, "init"), (o, "acc")
-            b.declare(key_init, f"{o}.init", t.shape[o], _dtype(t.elem[o], o))
-            b.declare(key_acc, f"{o}.acc", t.shape[o], _dtype(t.elem[o], o))
-            b.compute("Scan.scan_output_init", [], [key_init], cost=0)
-            inits.append(key_init)
-            args.append(key_acc)
+        inits, args = self._scan_accumulators(b, "Scan", scans)
 
         def emit():
             for k, i in enumerate(scan_ins):

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 from xdsl.dialects.builtin import UnitAttr
 
-from .common import Key, ModelImportError, ModuleBuilder, format_shape, num_elements
+from .common import Key, ModelImportError, ModuleBuilder, format_shape, num_elements, read_model_file
 from .costs import conv_macs, elementwise, matmul_macs
 
 VIEW_OPS = frozenset({"RESHAPE", "SQUEEZE", "EXPAND_DIMS"})
@@ -78,15 +78,7 @@ class _Subgraph:
 
 def _read(path: str) -> list[_Subgraph]:
     """The model's subgraphs as plain records (raises ModelImportError on any corruption)."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except FileNotFoundError:
-        raise ModelImportError("no such file") from None
-    except IsADirectoryError:
-        raise ModelImportError("is a directory") from None
-    except OSError as e:
-        raise ModelImportError(f"cannot read file: {e.strerror}") from None
+    data = read_model_file(path)
     if len(data) < 8 or data[4:8] != b"TFL3":
         raise ModelImportError("not a TFLite model (no TFL3 flatbuffer identifier)")
     try:
