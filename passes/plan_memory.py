@@ -27,10 +27,13 @@ Control-flow modes (the planning core of each is :mod:`memopt.planning.control_f
   could run together (the branch-oblivious baseline);
 * ``serial`` — branches numbered one after the other (TFLite Micro's scheme);
 * ``merge``  — seed 002's Algorithm 2: each branch planned on its own, innermost first, one
-  region of ``max(branch peaks)`` reserved for the whole ``if`` in its parent;
+  region of ``max(branch peaks)`` reserved for the whole ``if`` in its parent; when that comes
+  out above the flat layout (the region spans the whole ``if``, see
+  :mod:`memopt.planning.control_flow`), flat's layout is kept and named (``<s>/flat``);
 * ``joint``  — every tensor planned at once with branch-exclusive interference; the merge and
   serial layouts are kept instead when lower, so ``joint`` never loses to either (a kept serial
-  layout is valid in the serial numbering, and recorded and verified as such).
+  layout is valid in the serial numbering, and recorded and verified as such); a short
+  deterministic hill climb polishes it when it misses ``LB_nest`` (``<s>+climb/joint``).
 
 In a function that contains an ``if``, the plan's strategy reads ``"<strategy>/<mode>"`` with
 the mode whose layout was kept (``joint`` may report ``merge`` or ``serial``); functions
@@ -61,7 +64,7 @@ from memopt.planning import (
     PlanningError, Solution, Strategy, lower_bound, lower_bound_inplace, make_strategy, validate,
 )
 from memopt.planning.strategies import strategy_options
-from memopt.planning.control_flow import flat_problem, merge, plan_joint, with_mode
+from memopt.planning.control_flow import flat_problem, plan_joint, plan_merge, with_mode
 from memopt.planning.csvio import write_rows
 
 LB_INPLACE_ATTR = "memopt.lower_bound_inplace"
@@ -125,7 +128,7 @@ def plan_function_memory(
         if solution.strategy.endswith("/serial"):
             lt = serial  # kept the serial layout: valid (and verified) in serial numbering
     elif control_flow == "merge":
-        solution = merge(joint.problem, spans, strategy)
+        solution = plan_merge(joint.problem, spans, strategy)
     elif control_flow == "flat":
         lt = FunctionLifetimes(joint.func, flat_problem(joint.problem), joint.numbering, joint.storage_of, joint.owner)
         solution = with_mode(strategy.plan(lt.problem), "flat")

@@ -24,11 +24,21 @@ Two ways to plan such a problem:
   checked against its own problem, and keeps the lowest, naming the mode it came from.
   ``joint <= merge`` and ``joint <= serial`` therefore hold by construction, not by luck.
 
-``merge <= flat`` is *not* guaranteed: both are greedy, the contiguous region can fragment
-the parent's layout, and flat (same steps, no exclusivity) profits from ``if`` results that
-start late and outer values that die early in a branch, which a region over the whole ``if``
-cannot; the benchmarks (``bench/control_flow.py``) report it, the property tests
-check only what is guaranteed.
+Algorithm 2 alone does not guarantee ``merge <= flat``: the contiguous region lives for the
+whole ``if``, so an outer value that dies early in a branch, or an ``if`` result that starts
+late, must sit beside all of it, where flat (same steps, no exclusivity) lets them share bytes
+with branch tensors at other times; on silero-vad the region costs 2 KB more than flat. Flat's
+layout is valid for the jointly numbered problem (its conflicts contain the joint ones), so the
+``merge`` mode (:func:`plan_merge`) keeps it when Algorithm 2 comes out higher and says so
+(strategy ``<s>/flat``): ``joint <= merge <= flat`` and ``joint <= serial`` then hold by
+construction, and :func:`merge` stays Algorithm 2 exactly for whoever wants the seed's
+layout (``bench/control_flow.py`` prints both).
+
+When every greedy layout of :func:`plan_joint` misses ``LB_nest``, a short deterministic hill
+climb over the first-fit order polishes the lowest joint-numbered one
+(:func:`memopt.planning.search.climb`, at most :func:`polish_evaluations` first-fit runs):
+deep nestings such as silero-vad's 25 ``if`` ops leave long-lived outer tensors above the
+branch tensors that large-first places first, and moving a few of them earlier closes the gap.
 
 The solutions' ``strategy`` reads ``"<strategy>/<mode>"``, with the mode whose layout was kept
 (``joint``, ``merge``, or a candidate's name).
@@ -40,7 +50,9 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
+from .bounds import lower_bound
 from .problem import Buffer, Overwrite, Path, PlanningError, Problem, Solution
+from .search import climb
 from .strategies import Best, OrderedFirstFit, Strategy
 from .validate import find_conflicts
 
@@ -193,6 +205,28 @@ def merge(problem: Problem, spans: Sequence[IfSpan], strategy: Strategy) -> Solu
     return with_mode(chosen, "merge")
 
 
+def plan_merge(problem: Problem, spans: Sequence[IfSpan], strategy: Strategy) -> Solution:
+    """The ``merge`` mode: Algorithm 2 (:func:`merge`), or flat's layout when that is lower.
+
+    Flat's layout (paths dropped, same steps) is valid here: its conflicts contain the joint
+    problem's. Ties keep Algorithm 2's layout.
+    """
+    alg2 = merge(problem, spans, strategy)
+    flat = strategy.plan(flat_problem(problem))
+    if flat.height < alg2.height:
+        return with_mode(Solution.of(problem, flat.offsets, flat.strategy), "flat")
+    return alg2
+
+
+def polish_evaluations(n: int) -> int:
+    """First-fit runs the joint polish may spend on ``n`` buffers: 256, fewer above 390.
+
+    Bounded by about 100,000 buffer placements (at least 8 runs), so a large joint problem pays
+    a few greedy runs at most; silero-vad's 176 buffers take about 0.2 s.
+    """
+    return max(8, min(256, 100_000 // max(1, n)))
+
+
 def with_mode(solution: Solution, mode: str) -> Solution:
     """The same layout with ``"/<mode>"`` appended to its strategy name."""
     return Solution(solution.offsets, solution.height, f"{solution.strategy}/{mode}")
@@ -227,7 +261,10 @@ def plan_joint(
     """Plan all tensors together with branch-exclusive interference; never worse than merge.
 
     The direct plan is ``strategy``'s; each greedy member (``strategy`` itself, or the members
-    of ``best``) also runs in :class:`OuterFirst` order, and the lowest layout is kept.
+    of ``best``) also runs in :class:`OuterFirst` order, and :func:`plan_merge`'s layout (merge
+    or flat) competes too. When the lowest of them is above ``LB_nest``, a short hill climb
+    (:func:`memopt.planning.search.climb`) polishes it; the strategy then reads
+    ``"<s>+climb/joint"``.
 
     ``candidates`` are ``(mode, candidate_problem, solution)``: layouts of the same buffers
     (same order) planned in another *sound* numbering (e.g. serial). Each numbering is a sound
@@ -235,24 +272,30 @@ def plan_joint(
     :mod:`memopt.passes.lifetime`), so a candidate is checked against its own problem, not
     against ``problem``, and the result names its mode: whoever re-checks the layout must use
     that numbering (``verify-plan`` does). Invalid or mis-sized candidates are ignored. Ties
-    prefer the direct joint plan, then the outer-first orders, then merge, then the candidates
-    in order (deterministic).
+    prefer the direct joint plan, then the outer-first orders, then merge, then the polished
+    plan, then the candidates in order (deterministic).
     """
     best = with_mode(strategy.plan(problem), "joint")
     members = strategy.members() if isinstance(strategy, Best) else [strategy]
     options = [
         with_mode(OuterFirst(m).plan(problem), "joint") for m in members if isinstance(m, OrderedFirstFit)
     ]
-    options.append(merge(problem, spans, strategy))
+    options.append(plan_merge(problem, spans, strategy))
+    for sol in options:
+        if sol.height < best.height:
+            best = sol
+    target = lower_bound(problem)
+    if best.height > target:
+        offsets, height = climb(problem, best.offsets, target, polish_evaluations(len(problem)))
+        if height < best.height:
+            best = Solution(offsets, height, f"{best.strategy.rsplit('/', 1)[0]}+climb/joint")
     for mode, own, sol in candidates:
         if (
             len(own) == len(problem) == len(sol.offsets)
             and not find_conflicts(own, sol.offsets, limit=1)
+            and sol.height < best.height
         ):
-            options.append(with_mode(Solution.of(own, sol.offsets, sol.strategy), mode))
-    for sol in options:
-        if sol.height < best.height:
-            best = sol
+            best = with_mode(Solution.of(own, sol.offsets, sol.strategy), mode)
     return best
 
 
@@ -266,5 +309,5 @@ def flat_problem(problem: Problem) -> Problem:
 
 __all__ = [
     "BranchTree", "IfSpan", "OuterFirst", "branch_tree", "flat_problem", "merge", "merge_plan", "plan_joint",
-    "with_mode",
+    "plan_merge", "polish_evaluations", "with_mode",
 ]

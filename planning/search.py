@@ -531,6 +531,25 @@ def _hill_climb(problem: Problem, order: list[int], best_h: int, target: int, rn
     return best_order, best_offsets, best_h
 
 
+def climb(problem: Problem, offsets: Sequence[int], target: int, evaluations: int,
+          seed: int = 0) -> tuple[list[int], int]:
+    """A short, deterministic hill climb from a plan: at most ``evaluations`` first-fit runs.
+
+    The cheap half of :class:`SearchStrategy` for callers that want a polish rather than a
+    search (``plan_joint`` uses it when the greedy plans miss ``LB_nest``): starting from the
+    order that reproduces ``offsets`` bottom-up, peak buffers move earlier while the height does
+    not grow. Counted work only (no clock), so the result depends on the inputs and ``seed``
+    alone. Returns ``(offsets, height)``, never higher than the input plan.
+    """
+    h0 = _height(problem, offsets)
+    if not len(problem) or h0 <= target or evaluations <= 0:
+        return list(offsets), h0
+    cost = max(1, len(problem) // 32)
+    work = _Work(evaluations * cost, float("inf"))
+    _, offs, h = _hill_climb(problem, _order_of(problem, offsets), h0, target, random.Random(seed), work)
+    return (list(offs), h) if h < h0 else (list(offsets), h0)
+
+
 # --------------------------------------------------------------------------------------------
 # The strategy
 # --------------------------------------------------------------------------------------------

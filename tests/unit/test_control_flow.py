@@ -24,8 +24,9 @@ from memopt.planning import (
     max_live, nested_lower_bound, validate,
 )
 from memopt.planning.control_flow import (
-    IfSpan, branch_tree, flat_problem, merge, merge_plan, plan_joint,
+    IfSpan, branch_tree, flat_problem, merge, merge_plan, plan_joint, plan_merge,
 )
+from memopt.planning.search import climb
 
 GREEDY = ["sequential", "large-first", "short-first"]
 
@@ -161,21 +162,21 @@ def test_joint_uses_holes_that_merge_cannot():
     assert joint.strategy == "sequential/joint"
 
 
-def test_joint_keeps_a_lower_valid_candidate_and_names_its_mode():
+def test_joint_polishes_a_plan_above_lb_nest_and_ignores_bad_or_equal_candidates():
     # Sequential stacks c above b (height 50); the optimum puts b at 0 and a, c above it (40).
+    # 50 is above LB_nest (40), so the joint polish climbs to the optimum.
     p = Problem.of([Buffer("a", 10, 0, 2), Buffer("b", 20, 0, 4), Buffer("c", 20, 2, 4)])
     spans = [IfSpan(0, (), 4, 6)]  # an if whose branches hold nothing
     seq = make_strategy("sequential")
-    assert plan_joint(p, spans, seq).height == 50
+    assert seq.plan(p).height == 50 and nested_lower_bound(p) == 40
+    polished = plan_joint(p, spans, seq)
+    validate(p, polished)
+    assert (polished.height, polished.strategy) == (40, "sequential+climb/joint")
     optimum = Solution.of(p, (20, 0, 20), "large-first")
     worse = Solution.of(p, (0, 20, 40), "short-first")
     invalid = Solution.of(p, (0, 0, 0), "bogus")  # a and b overlap while both live
     sol = plan_joint(p, spans, seq, [("bogus", p, invalid), ("flat", p, worse), ("serial", p, optimum)])
-    validate(p, sol)
-    assert (sol.height, sol.strategy, sol.offsets) == (40, "large-first/serial", (20, 0, 20))
-    # A tie keeps the direct joint plan.
-    same = Solution.of(p, seq.plan(p).offsets, "short-first")
-    assert plan_joint(p, spans, seq, [("serial", p, same)]).strategy == "sequential/joint"
+    assert sol == polished  # a tie keeps the joint-numbered plan
 
 
 def test_joint_checks_a_candidate_against_its_own_numbering():
@@ -214,6 +215,45 @@ def test_joint_tries_outer_levels_first():
     assert (sol.height, sol.strategy) == (36864, "large-first(outer first)/joint")
     assert sol.height == nested_lower_bound(p)
     assert merge(p, spans, lf).height == 53248  # the region (32 KB) sits beside r
+
+
+def test_merge_mode_keeps_flat_when_the_region_costs_more():
+    # x1 (64 B) is read by the else branch's first op and dies at step 4; the else branch's
+    # peak is v5 (64) + v3 (16) = 80. Algorithm 2 reserves that region over the whole if
+    # (steps 1..8), beside x1: 64 + 80 + the rest. Flat lets v5 and v6 take x1's bytes after
+    # it dies. The merge mode keeps flat's (valid) layout and names it.
+    p = Problem.of([
+        Buffer("x0", 32, 0, 2), Buffer("x1", 64, 0, 4), Buffer("c0", 1, 0, 7), Buffer("r1", 12, 1, 11),
+        Buffer("v3", 16, 1, 5, path=((0, 1),)), Buffer("v5", 64, 3, 4, path=((0, 1),)),
+        Buffer("v6", 16, 4, 7, path=((0, 1),)), Buffer("v7", 12, 5, 7, path=((0, 1),)),
+    ])
+    spans = [IfSpan(0, (), 1, 8)]
+    lf = make_strategy("large-first")
+    alg2 = merge(p, spans, lf)
+    flat = lf.plan(flat_problem(p))
+    assert alg2.height > flat.height
+    sol = plan_merge(p, spans, lf)
+    validate(p, sol)
+    assert (sol.height, sol.strategy, sol.offsets) == (flat.height, "large-first/flat", flat.offsets)
+    # A tie (the hole problem: 320 both ways) keeps Algorithm 2's layout.
+    q, qspans = hole_problem()
+    assert merge(q, qspans, lf).height == lf.plan(flat_problem(q)).height == 320
+    assert plan_merge(q, qspans, lf) == merge(q, qspans, lf)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10_000), st.integers(0, 64))
+def test_climb_never_raises_the_plan_stays_valid_and_is_deterministic(seed, evaluations):
+    p, _ = random_nested(seed)
+    start = make_strategy("large-first").plan(p)
+    target = nested_lower_bound(p)
+    offsets, height = climb(p, start.offsets, target, evaluations, seed=seed)
+    assert not find_conflicts(p, offsets, limit=1)
+    assert target <= height <= start.height
+    assert height == Solution.of(p, offsets, "x").height
+    assert (offsets, height) == climb(p, start.offsets, target, evaluations, seed=seed)
+    if evaluations == 0:
+        assert offsets == list(start.offsets)
 
 
 def test_merge_with_best_runs_every_member_and_names_the_winner():
@@ -265,6 +305,10 @@ def test_every_mode_is_valid_and_joint_never_loses_to_merge(seed, strategy):
     validate(flat, flat_sol)
     validate(p, flat_sol)  # flat conflicts include joint's: a flat layout is valid jointly
     assert lb <= joint.height <= merged.height
+    guarded = plan_merge(p, spans, s)
+    validate(p, guarded)
+    assert joint.height <= guarded.height <= min(merged.height, flat_sol.height)
+    assert guarded.strategy.endswith("/merge" if guarded.height == merged.height else "/flat")
     assert max_live(flat) <= flat_sol.height
     assert lb <= max_live(flat)
 
@@ -377,7 +421,7 @@ def test_random_programs_every_mode_valid_joint_below_merge_and_serial(seed):
         assert not find_conflicts(problems[numbering], fp.solution.offsets, limit=1), m
         assert fp.lower_bound == lb
         assert fp.solution.height >= fp.lower_bound
-    assert joint.solution.height <= plans["merge"].solution.height
+    assert joint.solution.height <= plans["merge"].solution.height <= plans["flat"].solution.height
     assert joint.solution.height <= plans["serial"].solution.height
 
 

@@ -64,7 +64,9 @@ builtin.module {
 // CSV-NEXT: g,1,3,1024,80
 // CSV-NOT: {{.}}
 
-// JOINT: memopt.plan = #memopt.plan<arena_size = 1168, lower_bound = 1152, strategy = "sequential/joint">
+// Joint: sequential order and merge's layout both reach 1168; above LB_nest, so the joint
+// polish (a short hill climb over the first-fit order) runs and finds 1153 = LB_nest.
+// JOINT: memopt.plan = #memopt.plan<arena_size = 1153, lower_bound = 1152, strategy = "sequential+climb/joint">
 // serial: %r1 is first written in the then branch (b2, serial step 10), so it spans the whole
 // else branch (steps 16..18); sequential order put %r1 at 464 (d's bytes, free by step 10),
 // and g (1024) has to go above it: 528 + 1024 = 1552. Serial is the baseline, not a bound.
