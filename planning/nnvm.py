@@ -11,8 +11,9 @@ Mapping of the seed onto the planning core
   overwrite a parent at offset 0 (an :class:`~memopt.planning.problem.Overwrite`; NNVM's
   ``FInplaceOption`` reuses whole storages, so other offsets are ignored) takes the parent's
   storage id when the parent's refcount drops to 0 at this step (``parent.end == step + 1``) and
-  the parent is the storage's only live user (NNVM's ``storage_ref_count == 1``); a storage is
-  taken at most once per step; (2) the other buffers starting at this step get a storage,
+  the parent is the storage's only live user (NNVM's ``storage_ref_count == 1``) and both have
+  the same byte size (NNVM compares element counts and dtype sizes: a smaller output does not
+  reuse a larger input's storage in place); a storage is taken at most once per step; (2) the other buffers starting at this step get a storage,
   **largest first**, from :meth:`GraphAllocator.request`; (3) releases happen at ``end``.
 * **GraphAllocator.request(size)**: among the free storages with size in
   ``[size / match_range, size * match_range]``, the smallest one ``>= size``; else the largest
@@ -193,7 +194,8 @@ def plan_storage(
                 p = chains.parent[i]
                 if p >= 0 and group_of[p] < 0 and storage_of[p] >= 0:
                     sid = storage_of[p]
-                    if live[sid] == 1 and sid not in taken and bufs[p].end == t + 1:
+                    if (live[sid] == 1 and sid not in taken and bufs[p].end == t + 1
+                            and bufs[i].size == bufs[p].size):
                         taken.add(sid)
                         storage_of[i] = sid
                         alloc.sizes[sid] = max(alloc.sizes[sid], bufs[i].size)

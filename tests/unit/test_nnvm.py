@@ -81,6 +81,15 @@ def test_same_storage_groups():
         plan_storage(Problem.of([Buffer("x", 8, 0, 2), Buffer("y", 8, 1, 3)]), same_storage=[[0, 1]])
 
 
+def test_inplace_needs_equal_sizes_as_in_nnvm():
+    # x dies at step 1, where y (same bytes) or z (smaller) is written over it: NNVM reuses
+    # the storage in place only when the byte sizes match.
+    same = Problem.of([Buffer("x", 64, 0, 2), Buffer("y", 64, 1, 3)], [Overwrite(1, 0, 0)])
+    smaller = Problem.of([Buffer("x", 64, 0, 2), Buffer("z", 32, 1, 3)], [Overwrite(1, 0, 0)])
+    assert plan_storage(same, match_range=0).storage_of == [0, 0]
+    assert plan_storage(smaller, match_range=0).storage_of == [0, 1]
+
+
 def test_options_are_checked():
     with pytest.raises(PlanningError):
         Nnvm(match_range=-1)
