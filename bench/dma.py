@@ -15,6 +15,8 @@ totals under one target description (default: the documented edge NPU of
   DMA KiB     on-chip bytes of @alloc0 + @alloc1 (always / auto)
   N=3, N=4    insert-dma{buffers=N}: eta always/auto, and the on-chip KiB of the N buffers
               (always/auto)
+  ring        insert-dma{ring=auto}: eta always/auto, and the on-chip KiB of the one ring
+              buffer ring=auto chose (always/auto)
   s           seconds of import + both insertions + reports
 
 Synthetic graphs first (built here, no downloads): chains of convolutions with costs and
@@ -37,6 +39,7 @@ from xdsl.dialects import builtin, func
 
 from memopt.diagnostics import LocatedParser
 from memopt.dialects.memopt import DmaBufferOp
+from memopt.passes.dma_target import target_options as _target_options
 from memopt.passes.insert_dma import InsertDmaPass
 from memopt.passes.report_latency import function_latency
 from memopt.planning.latency import Target, Timing, load_target
@@ -147,44 +150,40 @@ DEEPER: tuple[int, ...] = (3, 4)
 """Extra staging-buffer counts measured besides the seed's two (``--buffers``)."""
 
 
-def measure(module: builtin.ModuleOp, target: Target) -> dict:
-    """Insert DMA both ways on clones of ``module`` and report the composed totals."""
-    row: dict = {}
-    for mode, n in [(m, n) for n in (2, *DEEPER) for m in ("always", "auto")]:
-        m = module.clone()
-        InsertDmaPass(mode=mode, buffers=n, **_target_options(target)).apply(_make_context(), m)
-        if n != 2:
-            total = Timing()
-            for f in (op for op in m.walk() if isinstance(op, func.FuncOp) and op.body.blocks):
-                total = total + function_latency(f, target)[1]
-            row[(mode, n)] = total
-            row[(mode, n, "KiB")] = sum(b.size.value.data for b in m.walk() if isinstance(b, DmaBufferOp)) / 1024
-            continue
-        total, rows = Timing(), []
-        for f in (op for op in m.walk() if isinstance(op, func.FuncOp) and op.body.blocks):
-            r, t = function_latency(f, target)
-            rows += r
-            total = total + t
-        row[mode] = total
-        row[f"{mode} loads"] = sum(r.loads for r in rows)
-        row["ops"] = sum(r.ops for r in rows)
-        row[f"{mode} KiB"] = sum(b.size.value.data for b in m.walk() if isinstance(b, DmaBufferOp)) / 1024
-    # compute vs DMA cycles of the serial schedule: T_serial = C + D
-    m = module.clone()
-    rows, t = [], Timing()
+def _totals(m: builtin.ModuleOp, target: Target) -> tuple[Timing, list]:
+    total, rows = Timing(), []
     for f in (op for op in m.walk() if isinstance(op, func.FuncOp) and op.body.blocks):
-        r, tt = function_latency(f, Target(**{**_target_options(target), "dma_latency": 0, "dma_bytes_per_cycle": 1 << 30}))
-        t = t + tt
+        r, t = function_latency(f, target)
+        rows += r
+        total = total + t
+    return total, rows
+
+
+def _kib(m: builtin.ModuleOp) -> float:
+    return sum(b.size.value.data for b in m.walk() if isinstance(b, DmaBufferOp)) / 1024
+
+
+def measure(module: builtin.ModuleOp, target: Target) -> dict:
+    """Insert DMA every way on clones of ``module`` and report the composed totals."""
+    row: dict = {}
+    configs = [(m, {"buffers": n}, (m, n)) for n in (2, *DEEPER) for m in ("always", "auto")]
+    configs += [(m, {"ring": "auto"}, (m, "ring")) for m in ("always", "auto")]
+    for mode, opts, key in configs:
+        m = module.clone()
+        InsertDmaPass(mode=mode, **opts, **_target_options(target)).apply(_make_context(), m)
+        total, rows = _totals(m, target)
+        row[key], row[(*key, "KiB")] = total, _kib(m)
+        if key[1] == 2:
+            row[mode] = total
+            row[f"{mode} loads"] = sum(r.loads for r in rows)
+            row["ops"] = sum(r.ops for r in rows)
+            row[f"{mode} KiB"] = _kib(m)
+    # compute vs DMA cycles of the serial schedule: T_serial = C + D
+    fast = Target(**{**_target_options(target), "dma_latency": 0, "dma_bytes_per_cycle": 1 << 30})
+    t, _ = _totals(module.clone(), fast)
     row["compute"] = t.serial
     row["dma"] = row["always"].serial - t.serial
     return row
-
-
-def _target_options(target: Target) -> dict:
-    return {
-        "macs_per_cycle": target.macs_per_cycle, "dma_bytes_per_cycle": target.dma_bytes_per_cycle,
-        "dma_latency": target.dma_latency, "dma_issue": target.dma_issue, "capacity": target.capacity,
-    }
 
 
 def _eta(t: Timing) -> str:
@@ -194,7 +193,8 @@ def _eta(t: Timing) -> str:
 def header() -> str:
     return (f"{'graph':<34} {'ops':>5} {'loads':>5} {'T_serial':>11} {'T_always':>11} {'T_auto':>11} "
             f"{'T_lb':>11} {'eta alw':>7} {'eta auto':>8} {'c/d':>6} {'DMA KiB':>13}"
-            + "".join(f" {f'N={n} eta':>9} {f'N={n} KiB':>13}" for n in DEEPER) + f" {'s':>6}")
+            + "".join(f" {f'N={n} eta':>9} {f'N={n} KiB':>13}" for n in DEEPER)
+            + f" {'ring eta':>9} {'ring KiB':>15} {'s':>6}")
 
 
 def print_row(label: str, row: dict, seconds: float) -> None:
@@ -205,8 +205,11 @@ def print_row(label: str, row: dict, seconds: float) -> None:
           f"{a.lb:>11} {_eta(a):>7} {_eta(u):>8} {cd:>6.2f} {kib:>13}" + "".join(
               f" {_eta(row[('always', n)]) + '/' + _eta(row[('auto', n)]):>9}"
               f" {row[('always', n, 'KiB')]:.1f}/{row[('auto', n, 'KiB')]:.1f}".rjust(14)
-              for n in DEEPER) + f" {seconds:>6.1f}", flush=True)
-    for key in ("auto", *(("auto", n) for n in DEEPER)):
+              for n in DEEPER)
+          + f" {_eta(row[('always', 'ring')]) + '/' + _eta(row[('auto', 'ring')]):>9}"
+          + f" {row[('always', 'ring', 'KiB')]:.1f}/{row[('auto', 'ring', 'KiB')]:.1f}".rjust(16)
+          + f" {seconds:>6.1f}", flush=True)
+    for key in ("auto", *(("auto", n) for n in DEEPER), ("auto", "ring")):
         if row[key].pingpong > row[key].serial:
             print(f"  !! auto slower than serial on {label} ({key})", flush=True)
 

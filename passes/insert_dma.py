@@ -1,4 +1,4 @@
-"""``insert-dma``: ping-pong DMA of off-chip weights into two on-chip buffers (seed 002, Alg. 3).
+"""``insert-dma``: ping-pong DMA of off-chip weights into on-chip buffers (seed 002, Alg. 3), or a ring.
 
 Why: weights live off-chip and an op cannot start before they are on-chip; loading op ``k+1``'s
 weights while op ``k`` computes hides the transfer behind the compute. Two staging buffers,
@@ -35,11 +35,23 @@ Options:
               has run), so loads run up to ``N`` ops ahead of the core. Costs ``N`` buffers'
               on-chip bytes (each as large as the largest weight set of its ops); ``auto``
               judges with the same schedule (:func:`memopt.planning.latency.pingpong_items`)
+  ring        ``BYTES`` or ``auto`` (unset by default; excludes ``buffers``): one staging buffer
+              ``@ring`` used as a FIFO of variable-size slots (:mod:`memopt.planning.ring`). Op
+              ``j``'s weight set takes the next aligned free bytes, wrapping to offset 0 when it
+              does not fit before the end; its ``dma_start``s go at the Region's start, after op
+              ``j-1``'s, and right after the last op that reads bytes they overwrite; its
+              ``dma_wait``s right before it. A weight set larger than the ring is an error with
+              ``always``; ``auto`` reads it directly. ``ring=auto`` sizes the ring: the smallest
+              (bisection) whose model eta is within 0.01 of unlimited look-ahead's, at most what
+              ``capacity`` leaves after the arena, cut to the bytes its schedule uses
   alignment   byte alignment of weights inside a buffer and of the buffers on-chip (default 16)
   target      path of a target description file (``key = value`` lines)
   macs-per-cycle, dma-bytes-per-cycle, dma-latency, dma-issue, capacity
-              override the target's fields; with ``capacity`` (on-chip bytes), arena + DMA
-              buffers must fit: ``always`` fails, ``auto`` leaves the largest loads unpipelined
+              override the target's fields (declared once, :mod:`memopt.passes.dma_target`); with
+              ``capacity`` (on-chip bytes), arena + DMA buffers must fit: ``always`` fails,
+              ``auto`` leaves the largest loads unpipelined (with a ring: a ``ring=BYTES`` over
+              capacity fails in both modes; ``ring=auto`` is capped, and weight sets larger than
+              the cap fail with ``always`` and are read directly with ``auto``)
 
 Regions that already contain DMA ops are left alone, so the pass is idempotent. When the module
 is already planned (``plan-memory`` ran first) the buffers are placed on-chip right after the
@@ -62,41 +74,29 @@ from memopt.diagnostics import MemoptError, copy_location
 from memopt.dialects.memopt import (
     ComputeOp, DmaBufferOp, DmaStartOp, DmaWaitOp, GetGlobalOp, GlobalOp, ViewOp,
 )
-from memopt.passes.dma_layout import onchip_total, place_dma_buffers, planned_arenas
+from memopt.passes.dma_layout import dma_buffers, onchip_total, place_dma_buffers, planned_arenas
 from memopt.passes.dma_profile import offchip_profile, weight_uses
 from memopt.passes.dma_regions import Region, cut_function, regions
+from memopt.passes.dma_target import TargetOptions, target_from_options
 from memopt.passes.lifetime import planned_functions
 from memopt.planning import align_up
-from memopt.planning.latency import MODES, LatencyError, OpProfile, Target, choose_pipelined, load_target, simulate, pingpong_items
+from memopt.planning.latency import MODES, OpProfile, Target, choose_pipelined, pingpong_items, simulate
+from memopt.planning.ring import (
+    TOLERANCE, RingError, RingRegion, auto_ring_size, decide, ring_extent, ring_items, ring_slots,
+    stage_layout, unlimited_ring, weight_span,
+)
 
 BUFFERS = ("alloc0", "alloc1")
 """The seed's two staging buffers (``buffers=2``); with ``buffers=N`` they are ``@alloc0 .. @alloc{N-1}``."""
+RING = "ring"
+"""The one staging buffer of ``ring=BYTES|auto``."""
 
 
 def buffer_names(n: int) -> list[str]:
     return [f"alloc{k}" for k in range(n)]
+
+
 SKIPPED_ATTR = "memopt.dma_skipped"
-
-
-def target_from_options(p, pass_name: str) -> Target:
-    """The target a pass's options describe (shared by ``insert-dma`` and ``report-latency``)."""
-    try:
-        return load_target(p.target, {
-            "macs_per_cycle": p.macs_per_cycle, "dma_bytes_per_cycle": p.dma_bytes_per_cycle,
-            "dma_latency": p.dma_latency, "dma_issue": p.dma_issue, "capacity": p.capacity,
-        })
-    except LatencyError as e:
-        raise MemoptError(f"{pass_name}: {e}") from None
-
-
-def stage_layout(sizes: list[int], alignment: int) -> tuple[list[int], int]:
-    """Offsets of an op's weights packed into one buffer, and the bytes they span."""
-    offsets, end = [], 0
-    for s in sizes:
-        off = align_up(end, alignment)
-        offsets.append(off)
-        end = off + s
-    return offsets, end
 
 
 @dataclass
@@ -108,6 +108,21 @@ class _Work:
     profiles: list[OpProfile]
     allowed: list[bool]
     mask: tuple[bool, ...] = ()
+
+
+@dataclass(frozen=True)
+class _Load:
+    """Where one pipelined op's loads go and where their ``dma_start``s are issued."""
+
+    op: int
+    """Index of the op in its Region's compute ops."""
+    buffer: str
+    base: int
+    """Offset of the op's weight set inside the buffer."""
+    where: str
+    """``start`` (the Region's beginning), ``before`` op ``at`` (after its waits: the seed's
+    place) or ``after`` op ``at`` (as soon as op ``at``, the last reader of the bytes, has run)."""
+    at: int = -1
 
 
 def _buffer_sizes(
@@ -130,39 +145,74 @@ def _buffer_sizes(
     return sizes, largest
 
 
+def _round_robin_loads(mask: tuple[bool, ...], n: int) -> list[_Load]:
+    """The ``buffers=N`` schedule (module docstring): buffer ``k % N``; ``N = 2`` issues op
+    ``k+1``'s loads before op ``k`` (the seed), ``N > 2`` issues op ``k+N``'s after op ``k``."""
+    order = [i for i, on in enumerate(mask) if on]
+    bufs = buffer_names(n)
+    out = []
+    for k, i in enumerate(order):
+        if n == 2:
+            out.append(_Load(i, bufs[k % 2], 0, "start") if k == 0 else _Load(i, bufs[k % 2], 0, "before", order[k - 1]))
+        else:
+            out.append(_Load(i, bufs[k % n], 0, "start") if k < n else _Load(i, bufs[k % n], 0, "after", order[k - n]))
+    return out
+
+
+def _parse_ring(value: object) -> int | str | None:
+    """``ring``: None (unset), a byte count >= 1, or ``auto``; anything else is a one-line error."""
+    if value is None:
+        return None
+    if isinstance(value, str) and value.strip().lower() == "auto":
+        return "auto"
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value.strip())
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        shown = str(value).lower() if isinstance(value, bool) else value
+        raise MemoptError(f"insert-dma: ring must be a byte count >= 1 or 'auto', got '{shown}'")
+    return value
+
+
 @dataclass(frozen=True)
-class InsertDmaPass(ModulePass):
-    """Ping-pong DMA of off-chip weights into on-chip buffers @alloc0/@alloc1 (seed 002, Algorithm 3)."""
+class InsertDmaPass(TargetOptions, ModulePass):
+    """Ping-pong DMA of off-chip weights into on-chip buffers @alloc0/@alloc1 (seed 002, Algorithm 3),
+    N round-robin buffers, or one ring buffer @ring."""
 
     name = "insert-dma"
 
     mode: str = "always"
-    buffers: int = 2
+    buffers: int | None = None
+    ring: int | str | None = None
     alignment: int = 16
-    target: str | None = None
-    macs_per_cycle: int | None = None
-    dma_bytes_per_cycle: int | None = None
-    dma_latency: int | None = None
-    dma_issue: int | None = None
-    capacity: int | None = None
 
     def check_options(self) -> Target:
         if self.mode not in MODES:
             raise MemoptError(f"insert-dma: unknown mode '{self.mode}' (expected one of: {', '.join(MODES)})")
         if self.alignment < 1 or self.alignment & (self.alignment - 1):
             raise MemoptError(f"insert-dma: alignment must be a power of two >= 1, got {self.alignment}")
-        if self.buffers < 2:
+        if self.buffers is not None and self.buffers < 2:
             raise MemoptError(f"insert-dma: buffers must be >= 2 (two staging buffers at least), got {self.buffers}")
-        return target_from_options(self, "insert-dma")
+        if _parse_ring(self.ring) is not None and self.buffers is not None:
+            raise MemoptError("insert-dma: ring and buffers exclude each other (the ring is the one staging buffer)")
+        return self.build_target("insert-dma")
+
+    @property
+    def n_buffers(self) -> int:
+        return 2 if self.buffers is None else self.buffers
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         target = self.check_options()
+        ring = _parse_ring(self.ring)
         work = self._collect(op)
         arena = max((a for _, a in planned_arenas(op)), default=0)
+        if ring is not None:
+            self._apply_ring(op, target, work, arena, ring)
+            return
+        n = self.n_buffers
         while True:
             for w in work:
-                w.mask = choose_pipelined(w.profiles, target, self.mode, w.allowed, self.buffers)
-            sizes, largest = _buffer_sizes(work, self.alignment, self.buffers)
+                w.mask = choose_pipelined(w.profiles, target, self.mode, w.allowed, n)
+            sizes, largest = _buffer_sizes(work, self.alignment, n)
             total = onchip_total(arena, sizes, self.alignment)
             if target.capacity is None or total <= target.capacity or largest is None:
                 break
@@ -176,13 +226,76 @@ class InsertDmaPass(ModulePass):
         if target.capacity is not None and arena > target.capacity:
             raise MemoptError(f"insert-dma: arena alone ({arena} bytes) is over capacity {target.capacity}", op)
         for w in work:
-            self._remark(w, target)
+            self._remark(w, target, lambda ops, mask: pingpong_items(ops, mask, n))
         if not any(any(w.mask) for w in work):
             return
-        bufs = self._buffers(op, sizes)
+        self._buffers(op, buffer_names(n), sizes)
         for w in work:
-            _rewrite(w, bufs, self.alignment, self.buffers)
+            _rewrite(w, _round_robin_loads(w.mask, n), self.alignment)
         place_dma_buffers(op, self.alignment)
+
+    def _apply_ring(
+        self, module: builtin.ModuleOp, target: Target, work: list[_Work], arena: int, ring: int | str
+    ) -> None:
+        """``ring=BYTES|auto``: one staging buffer ``@ring`` (see module docstring)."""
+        a = self.alignment
+        others = [b.size.value.data for b in dma_buffers(module) if b.sym_name.data != RING]
+        base = onchip_total(arena, others, a)  # on-chip bytes before the ring
+        cap = None if target.capacity is None else target.capacity - align_up(base, a)
+        if target.capacity is not None and base > target.capacity:
+            what = f"arena ({arena} bytes) and other DMA buffers need {base} bytes," if others else (
+                f"arena alone ({arena} bytes) is")
+            raise MemoptError(f"insert-dma: {what} over capacity {target.capacity}", module)
+        limit = ring if isinstance(ring, int) else cap
+        if isinstance(ring, int) and cap is not None and ring > cap:
+            raise MemoptError(
+                f"insert-dma: arena ({arena} bytes) and ring ({ring} bytes) need "
+                f"{onchip_total(base, [ring], a)} bytes, over capacity {target.capacity} (try ring=auto)", module,
+            )
+        for w in work:
+            for i, p in enumerate(w.profiles):
+                span = weight_span(p, a)
+                if not p.weights or limit is None or span <= limit:
+                    continue
+                if self.mode == "always":
+                    where = f"the ring ({ring} bytes)" if isinstance(ring, int) else (
+                        f"the {limit} on-chip bytes left after the arena (capacity {target.capacity})")
+                    raise MemoptError(
+                        f"insert-dma: the weight set of this op ({span} bytes) does not fit in {where} (try mode=auto)",
+                        w.ops[i],
+                    )
+                w.allowed[i] = False
+        regions_ = [RingRegion(w.profiles, w.allowed, w.region.runs) for w in work]
+        if isinstance(ring, int):
+            size = ring
+        else:
+            try:
+                size = auto_ring_size(regions_, target, self.mode, a, cap)
+            except RingError as e:  # weight sets over cap were reported or disallowed above
+                raise MemoptError(f"insert-dma: {e}", module) from None
+        loads: list[list[_Load]] = []
+        used = 0
+        for w, r in zip(work, regions_):
+            w.mask, _ = decide(r, size, target, self.mode, a) if size else (tuple(False for _ in w.ops), 0)
+            slots = ring_slots(w.profiles, w.mask, size, a)
+            used = max(used, ring_extent(slots))
+            loads.append([_Load(s.op, RING, s.offset, "start" if s.after < 0 else "after", s.after) for s in slots])
+        for w in work:
+            self._remark(w, target, lambda ops, mask: ring_items(ops, mask, size, a))
+        if ring == "auto" and used:
+            full = max(unlimited_ring(w.profiles, w.allowed, a) for w in work)
+            sys.stderr.write(
+                f"insert-dma: remark: ring=auto: {used} bytes (no wrap-around: {full}; goal: eta within {TOLERANCE:g} "
+                f"of no wrap-around's{'' if cap is None else f', at most {cap} on-chip bytes'})\n"
+            )
+        if not any(any(w.mask) for w in work):
+            return
+        # ring=auto keeps only the bytes its schedule uses (the same schedule: see ring_extent);
+        # an explicit size is honoured as given.
+        self._buffers(module, [RING], [size if isinstance(ring, int) else used])
+        for w, ls in zip(work, loads):
+            _rewrite(w, ls, a)
+        place_dma_buffers(module, a)
 
     def _collect(self, module: builtin.ModuleOp) -> list[_Work]:
         work: list[_Work] = []
@@ -196,25 +309,28 @@ class InsertDmaPass(ModulePass):
                     work.append(_Work(r, ops, profiles, [True] * len(ops)))
         return work
 
-    def _remark(self, w: _Work, target: Target) -> None:
+    def _remark(self, w: _Work, target: Target, schedule) -> None:
         skipped = [o for o, p, on in zip(w.ops, w.profiles, w.mask) if p.weights and not on]
         for o in skipped:
             o.attributes[SKIPPED_ATTR] = UnitAttr()
         if not skipped or self.mode != "auto":
             return
         n = sum(1 for p in w.profiles if p.weights)
-        everything = simulate(pingpong_items(w.profiles, [True] * len(w.ops), self.buffers), target)
-        chosen = simulate(pingpong_items(w.profiles, w.mask, self.buffers), target)
+        try:
+            everything = simulate(schedule(w.profiles, [True] * len(w.ops)), target)
+            all_text = f"{everything} if all pipelined"
+        except RingError:
+            all_text = "not all fit in the ring"
+        chosen = simulate(schedule(w.profiles, w.mask), target)
         sys.stderr.write(
             f"insert-dma: remark: {w.region.name}: left {len(skipped)} of {n} weight loads unpipelined "
-            f"(model: {chosen} cycles, {everything} if all pipelined)\n"
+            f"(model: {chosen} cycles, {all_text})\n"
         )
 
-    def _buffers(self, module: builtin.ModuleOp, sizes: list[int]) -> list[str]:
+    def _buffers(self, module: builtin.ModuleOp, names: list[str], sizes: list[int]) -> None:
         anchor = next(
             (o for o in module.body.block.ops if not isinstance(o, (GlobalOp, DmaBufferOp))), None
         )
-        names = buffer_names(len(sizes))
         for name, size in zip(names, sizes):
             existing = SymbolTable.lookup_symbol(module, name)
             if existing is not None and not isinstance(existing, DmaBufferOp):
@@ -230,7 +346,6 @@ class InsertDmaPass(ModulePass):
                 module.body.block.add_op(buf)
             else:
                 module.body.block.insert_op_before(buf, anchor)
-        return names
 
 
 def _named(value: SSAValue, hint: str) -> None:
@@ -238,14 +353,22 @@ def _named(value: SSAValue, hint: str) -> None:
         value.name_hint = hint
 
 
-def _rewrite(w: _Work, bufs: list[str], alignment: int, n: int = 2) -> None:
-    """Emit the Region's DMA schedule (see module docstring)."""
-    order = [i for i, on in enumerate(w.mask) if on]
-    if not order:
+def _rewrite(w: _Work, loads: list[_Load], alignment: int) -> None:
+    """Emit the Region's DMA schedule: every pipelined op's ``dma_start``s where its
+    :class:`_Load` says, its ``dma_wait``s (and re-applied views) right before it."""
+    if not loads:
         return
     anchor = w.region.ops[0]
     tokens: dict[int, dict[str, SSAValue]] = {}
     types: dict[str, TensorType] = {}
+    load_of = {ld.op: ld for ld in loads}
+    issued_before: dict[int, list[_Load]] = {}
+    issued_after: dict[int, list[_Load]] = {}
+    for ld in loads:
+        if ld.where == "before":
+            issued_before.setdefault(ld.at, []).append(ld)
+        elif ld.where == "after":
+            issued_after.setdefault(ld.at, []).append(ld)
 
     def layout(i: int) -> list[tuple[str, int]]:
         uses = [u for u in weight_uses(w.ops[i]) if not u.on_chip]
@@ -260,11 +383,12 @@ def _rewrite(w: _Work, bufs: list[str], alignment: int, n: int = 2) -> None:
         offsets, _ = stage_layout(list(w.profiles[i].weights), alignment)
         return list(zip(syms, offsets))
 
-    def starts(k: int, before: Operation | None = None, after: Operation | None = None) -> None:
-        i = order[k]
+    def starts(ld: _Load, before: Operation | None = None, after: Operation | None = None) -> Operation | None:
+        """Insert op ``ld.op``'s starts before ``before`` or after ``after``; return the last one."""
+        i = ld.op
         tokens[i] = {}
         for sym, off in layout(i):
-            s = DmaStartOp(sym, bufs[k % n], off)
+            s = DmaStartOp(sym, ld.buffer, ld.base + off)
             if before is not None:
                 before.parent_block().insert_op_before(s, before)
             else:
@@ -274,35 +398,39 @@ def _rewrite(w: _Work, bufs: list[str], alignment: int, n: int = 2) -> None:
             copy_location(w.ops[i], s)
             _named(s.token, f"{sym}_t")
             tokens[i][sym] = s.token
+        return after
 
-    ahead = 1 if n == 2 else n  # loads issued before the Region's first op
-    for k in range(min(ahead, len(order))):
-        starts(k, anchor)
-    for k, i in enumerate(order):
-        op = w.ops[i]
+    for ld in loads:
+        if ld.where == "start":
+            starts(ld, before=anchor)
+    for i, op in enumerate(w.ops):
         block = op.parent_block()
-        arrived: dict[str, SSAValue] = {}
-        for sym, _ in layout(i):
-            wt = DmaWaitOp(tokens[i][sym], types[sym])
-            block.insert_op_before(wt, op)
-            copy_location(op, wt)
-            _named(wt.result, sym)
-            arrived[sym] = wt.result
-        for u in weight_uses(op):
-            if u.on_chip:
-                continue
-            operand = op.operands[u.operand]
-            src = arrived[u.symbol]
-            if u.offset != 0 or operand.type != src.type:
-                v = ViewOp(src, operand.type, u.offset)  # type: ignore[arg-type]
-                block.insert_op_before(v, op)
-                copy_location(op, v)
-                src = v.result
-            op.operands[u.operand] = src
-        if n == 2 and k + 1 < len(order):
-            starts(k + 1, before=op)  # the seed's place: after op k's waits, before op k
-        elif n > 2 and k + n < len(order):
-            starts(k + n, after=op)  # op k+n's buffer is free as soon as op k has run
+        if i in load_of:
+            arrived: dict[str, SSAValue] = {}
+            for sym, _ in layout(i):
+                wt = DmaWaitOp(tokens[i][sym], types[sym])
+                block.insert_op_before(wt, op)
+                copy_location(op, wt)
+                _named(wt.result, sym)
+                arrived[sym] = wt.result
+            for u in weight_uses(op):
+                if u.on_chip:
+                    continue
+                operand = op.operands[u.operand]
+                src = arrived[u.symbol]
+                if u.offset != 0 or operand.type != src.type:
+                    v = ViewOp(src, operand.type, u.offset)  # type: ignore[arg-type]
+                    block.insert_op_before(v, op)
+                    copy_location(op, v)
+                    src = v.result
+                op.operands[u.operand] = src
+        for ld in issued_before.get(i, []):
+            starts(ld, before=op)  # the seed's place: after op i's waits, before op i
+        last: Operation = op
+        for ld in issued_after.get(i, []):
+            last = starts(ld, after=last) or last  # the bytes are free once op i has run
 
 
-__all__ = ["BUFFERS", "InsertDmaPass", "buffer_names", "SKIPPED_ATTR", "stage_layout", "target_from_options"]
+__all__ = [
+    "BUFFERS", "InsertDmaPass", "RING", "buffer_names", "SKIPPED_ATTR", "stage_layout", "target_from_options",
+]

@@ -31,7 +31,7 @@ from memopt.diagnostics import MemoptError
 from memopt.dialects.memopt import ComputeOp
 from memopt.passes.dma_profile import op_profile, scheduled_items, weight_uses
 from memopt.passes.dma_regions import ControlFlow, Node, Region, cut_function
-from memopt.passes.insert_dma import target_from_options
+from memopt.passes.dma_target import TargetOptions
 from memopt.passes.lifetime import planned_functions
 from memopt.planning.latency import Target, Timing, lower_bound_time, serial_time, simulate
 
@@ -102,21 +102,15 @@ def function_latency(f, target: Target) -> tuple[list[RegionRow], Timing]:
 
 
 @dataclass(frozen=True)
-class ReportLatencyPass(ModulePass):
+class ReportLatencyPass(TargetOptions, ModulePass):
     """Print T_serial, T_pingpong, T_lb and overlap efficiency per DMA Region and per function."""
 
     name = "report-latency"
 
     output: str | None = None
-    target: str | None = None
-    macs_per_cycle: int | None = None
-    dma_bytes_per_cycle: int | None = None
-    dma_latency: int | None = None
-    dma_issue: int | None = None
-    capacity: int | None = None
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        target = target_from_options(self, "report-latency")
+        target = self.build_target("report-latency")
         text = ""
         for f in planned_functions(op):
             rows, total = function_latency(f, target)

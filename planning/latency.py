@@ -26,7 +26,7 @@ bytes takes ``latency + ceil(b / bandwidth)``; an op's DMA time ``d`` is the sum
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, fields, replace
 
 
@@ -295,6 +295,7 @@ def choose_pipelined(
     mode: str = "always",
     allowed: Sequence[bool] | None = None,
     buffers: int = 2,
+    schedule: Callable[[Sequence[OpProfile], Sequence[bool]], list[Item]] | None = None,
 ) -> tuple[bool, ...]:
     """Which ops of a Region to pipeline.
 
@@ -303,6 +304,9 @@ def choose_pipelined(
     more (issue overhead, a queue behind a long transfer) than it hides; by construction never
     slower than serial under this model. ``buffers``: the schedule's staging buffers
     (:func:`pingpong_items`); ``auto`` judges every candidate under that schedule.
+    ``schedule``: another schedule to judge under instead (``mask -> items``, e.g. the ring
+    schedule of :func:`memopt.planning.ring.ring_schedule`); "nothing" is serial in every
+    schedule, which is what keeps ``auto`` from ever being slower than serial.
     """
     check_buffers(buffers)
     if mode not in MODES:
@@ -312,6 +316,8 @@ def choose_pipelined(
         return tuple(ok)
 
     def cost(mask: Sequence[bool]) -> int:
+        if schedule is not None:
+            return simulate(schedule(ops, mask), target)
         return simulate(pingpong_items(ops, mask, buffers), target)
 
     best = list(ok)
