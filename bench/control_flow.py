@@ -9,7 +9,8 @@ Every case is planned in the four ``plan-memory`` control-flow modes (one functi
 through :func:`memopt.passes.plan_memory.plan_function_memory`, so the numbers are exactly what
 the pass writes) and printed next to ``LB_nest``, the plan's recorded lower bound: the max over
 execution paths of live bytes in the joint numbering, or the serial numbering's max-live when
-lower (see :mod:`memopt.passes.plan_memory`). ``depth`` is the deepest ``if`` nesting.
+lower (see :mod:`memopt.passes.plan_memory`). ``depth`` is the deepest ``if`` nesting, counted in ``if`` ops (silero-vad's 4 is 5 graph
+levels: the main graph and 4 nested ``If`` subgraphs, the issue's "depth 5").
 ``joint@`` names the layout ``joint`` kept (its own, or the merge/serial one when lower).
 
 Cases:
@@ -167,7 +168,7 @@ def balanced() -> str:
 
 
 def deep(depth: int = 5) -> str:
-    """Nesting depth ``depth``: each level computes, branches, and merges with a skip tensor."""
+    """``depth`` nested ``if`` ops: each level computes, branches, and merges with a skip tensor."""
     p = Prog()
 
     def level(src: str, d: int) -> str:
@@ -177,7 +178,7 @@ def deep(depth: int = 5) -> str:
         r = p.if_(256, lambda: level(h, d + 1), lambda: p.chain(h, [1024 * (d + 1), 256]))
         return p.op("post", [r, src], 256)
 
-    return p.text(level(p.op("in", ["%x"], 256), 1))
+    return p.text(level(p.op("in", ["%x"], 256), 0))
 
 
 def loop_bodies() -> str:
