@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
             cases += 1
             counts["strategy"][config.strategy] += 1
             counts["mode"][config.control_flow] += 1
-            counts["dma"]["insert-dma" if config.dma else "no-dma"] += 1
+            counts["dma"][config.dma or "no-dma"] += 1
             try:
                 run_case(text, config, module)
             except FuzzFailure as e:

@@ -32,15 +32,21 @@ SEARCH_BUDGET = 0.002
 """Seconds given to the anytime ``search`` strategy (and to ``best``, admitting it) per case."""
 
 
+DMA_SCHEDULES = ("ping-pong", "ring")
+"""``insert-dma`` schedules the fuzzer runs: the seed's two buffers, and a *tight* ring (as
+small as the program's largest weight set, so that most loads wrap over earlier ones)."""
+
+
 @dataclass(frozen=True)
 class FuzzConfig:
     strategy: str
     control_flow: str
-    dma: bool
+    dma: str = ""
+    """``""`` (no ``insert-dma``) or one of :data:`DMA_SCHEDULES`."""
     alignment: int = 16
 
     def __str__(self) -> str:
-        dma = ",insert-dma" if self.dma else ""
+        dma = f",insert-dma({self.dma})" if self.dma else ""
         return f"strategy={self.strategy} control-flow={self.control_flow} alignment={self.alignment}{dma}"
 
 
@@ -64,13 +70,14 @@ def has_pass(name: str) -> bool:
 def configurations(strategies=None, modes=None, dma=None, alignments=(1, 16)) -> list[FuzzConfig]:
     """Every combination of registered strategy x control-flow mode x DMA x alignment.
 
-    DMA configurations are included only when an ``insert-dma`` pass is registered."""
+    DMA configurations (:data:`DMA_SCHEDULES`) are included only when an ``insert-dma`` pass is
+    registered."""
     from memopt.passes.lifetime import CONTROL_FLOW_MODES
     from memopt.planning import strategy_names
 
     strategies = list(strategies if strategies is not None else strategy_names())
     modes = list(modes if modes is not None else CONTROL_FLOW_MODES)
-    dmas = list(dma if dma is not None else ((False, True) if has_pass("insert-dma") else (False,)))
+    dmas = list(dma if dma is not None else ("", *DMA_SCHEDULES) if has_pass("insert-dma") else ("",))
     return [FuzzConfig(s, m, d, a) for s, m, d, a in itertools.product(strategies, modes, dmas, alignments)]
 
 
@@ -115,7 +122,8 @@ def run_case(text: str, config: FuzzConfig, module: ModuleOp | None = None, seed
         ref = run_function(module).outputs
         if config.dma and has_pass("insert-dma"):
             stage = "insert-dma"
-            get_all_passes()["insert-dma"]()().apply(_CTX, module)  # type: ignore[arg-type]
+            options = {"ring": _tight_ring(module)} if config.dma == "ring" else {}
+            get_all_passes()["insert-dma"]()(**options).apply(_CTX, module)  # type: ignore[arg-type]
             verify_located(module)
             got = run_function(module).outputs
             if [a.tobytes() for a in got] != [b.tobytes() for b in ref]:
@@ -135,4 +143,15 @@ def run_case(text: str, config: FuzzConfig, module: ModuleOp | None = None, seed
         raise FuzzFailure(text, config, stage, f"{type(e).__name__}: {e}") from e
 
 
-__all__ = ["FuzzConfig", "FuzzFailure", "SEARCH_BUDGET", "configurations", "has_pass", "parse", "run_case"]
+def _tight_ring(module: ModuleOp) -> int:
+    """The largest weight set of any compute op (16-byte aligned layout): the smallest ring
+    ``insert-dma{ring=...}`` accepts in ``always`` mode."""
+    from memopt.dialects.memopt import ComputeOp
+    from memopt.passes.dma_profile import offchip_profile
+    from memopt.planning.ring import weight_span
+
+    spans = [weight_span(offchip_profile(op), 16) for op in module.walk() if isinstance(op, ComputeOp)]
+    return max(spans + [16])
+
+
+__all__ = ["DMA_SCHEDULES", "FuzzConfig", "FuzzFailure", "SEARCH_BUDGET", "configurations", "has_pass", "parse", "run_case"]

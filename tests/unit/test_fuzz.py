@@ -52,7 +52,9 @@ def test_configurations_cover_what_is_registered():
     assert {c.control_flow for c in CONFIGS} == set(CONTROL_FLOW_MODES)
     from memopt.executor.fuzz import has_pass
 
-    assert {c.dma for c in CONFIGS} == ({False, True} if has_pass("insert-dma") else {False})
+    from memopt.executor.fuzz import DMA_SCHEDULES
+
+    assert {c.dma for c in CONFIGS} == ({"", *DMA_SCHEDULES} if has_pass("insert-dma") else {""})
 
 
 def test_generated_programs_exercise_the_interesting_constructs():
