@@ -44,6 +44,8 @@ Options:
               ``always``; ``auto`` reads it directly. ``ring=auto`` sizes the ring: the smallest
               (bisection) whose model eta is within 0.01 of unlimited look-ahead's, at most what
               ``capacity`` leaves after the arena, cut to the bytes its schedule uses
+  ring-loss   ``ring=auto`` only: the eta it may lose against unlimited look-ahead (default
+              0.01; e.g. 0.1 for a smaller ring at about 0.1 less eta)
   alignment   byte alignment of weights inside a buffer and of the buffers on-chip (default 16)
   target      path of a target description file (``key = value`` lines)
   macs-per-cycle, dma-bytes-per-cycle, dma-latency, dma-issue, capacity
@@ -183,6 +185,7 @@ class InsertDmaPass(TargetOptions, ModulePass):
     mode: str = "always"
     buffers: int | None = None
     ring: int | str | None = None
+    ring_loss: float | int | None = None
     alignment: int = 16
 
     def check_options(self) -> Target:
@@ -194,7 +197,17 @@ class InsertDmaPass(TargetOptions, ModulePass):
             raise MemoptError(f"insert-dma: buffers must be >= 2 (two staging buffers at least), got {self.buffers}")
         if _parse_ring(self.ring) is not None and self.buffers is not None:
             raise MemoptError("insert-dma: ring and buffers exclude each other (the ring is the one staging buffer)")
+        if self.ring_loss is not None:
+            if _parse_ring(self.ring) != "auto":
+                raise MemoptError("insert-dma: ring-loss applies to ring=auto only")
+            if not 0 <= self.ring_loss <= 1:
+                raise MemoptError(f"insert-dma: ring-loss must be in [0, 1] (an eta difference), got {self.ring_loss:g}")
         return self.build_target("insert-dma")
+
+    @property
+    def tolerance(self) -> float:
+        """``ring=auto``'s accepted eta loss against unlimited look-ahead."""
+        return TOLERANCE if self.ring_loss is None else float(self.ring_loss)
 
     @property
     def n_buffers(self) -> int:
@@ -270,7 +283,7 @@ class InsertDmaPass(TargetOptions, ModulePass):
             size = ring
         else:
             try:
-                size = auto_ring_size(regions_, target, self.mode, a, cap)
+                size = auto_ring_size(regions_, target, self.mode, a, cap, self.tolerance)
             except RingError as e:  # weight sets over cap were reported or disallowed above
                 raise MemoptError(f"insert-dma: {e}", module) from None
         loads: list[list[_Load]] = []
@@ -285,7 +298,7 @@ class InsertDmaPass(TargetOptions, ModulePass):
         if ring == "auto" and used:
             full = max(unlimited_ring(w.profiles, w.allowed, a) for w in work)
             sys.stderr.write(
-                f"insert-dma: remark: ring=auto: {used} bytes (no wrap-around: {full}; goal: eta within {TOLERANCE:g} "
+                f"insert-dma: remark: ring=auto: {used} bytes (no wrap-around: {full}; goal: eta within {self.tolerance:g} "
                 f"of no wrap-around's{'' if cap is None else f', at most {cap} on-chip bytes'})\n"
             )
         if not any(any(w.mask) for w in work):

@@ -198,14 +198,16 @@ def ring_time(regions: Sequence[RingRegion], ring: int, target: Target, mode: st
 
 def auto_ring_size(
     regions: Sequence[RingRegion], target: Target, mode: str = "always", alignment: int = 16,
-    cap: int | None = None,
+    cap: int | None = None, tolerance: float = TOLERANCE,
 ) -> int:
     """``ring=auto``: the ring size for a module's Regions (0 when nothing is loaded).
 
     The reference is unlimited look-ahead: a ring of the largest :func:`unlimited_ring` of any
     Region, time ``T_U``. The time of a ring is :func:`ring_time` (``mode``'s decision, Regions
     weighted by their runs), and so are ``T_serial`` and ``T_lb``. The goal is
-    ``T <= T_U + TOLERANCE * (T_serial - T_lb)``: eta within 0.01 of unlimited look-ahead's.
+    ``T <= T_U + tolerance * (T_serial - T_lb)``: eta within ``tolerance`` (default
+    :data:`TOLERANCE`, 0.01) of unlimited look-ahead's; a larger ``tolerance`` trades eta for a
+    smaller ring (``insert-dma{ring-loss=...}``).
     (Not "within 1 % of T_U": on DMA-bound models the whole possible overlap is under 1 % of
     the time, so that goal would accept rings that hide nothing.) The answer is the smallest
     ring, to within ``alignment`` bytes by bisection between the largest weight set and the
@@ -235,7 +237,9 @@ def auto_ring_size(
 
     serial = sum(r.runs * serial_time(r.ops, target) for r in regions)
     lb = sum(r.runs * lower_bound_time(r.ops, target) for r in regions)
-    goal = time(full) + TOLERANCE * max(0, serial - lb)
+    if not 0 <= tolerance <= 1:
+        raise RingError(f"ring-loss must be in [0, 1], got {tolerance:g}")
+    goal = time(full) + tolerance * max(0, serial - lb)
     top = full if cap is None else min(full, cap)
     if time(top) > goal:
         return top

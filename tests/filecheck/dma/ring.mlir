@@ -27,6 +27,11 @@
 // RUN: memopt-opt %S/Inputs/chain.mlir -p 'insert-dma{ring=auto}' 2>%t.remark | filecheck %s --check-prefix=AUTO
 // RUN: filecheck %s --check-prefix=AUTO-REMARK < %t.remark
 // RUN: memopt-opt %S/Inputs/chain.mlir -p 'plan-memory,insert-dma{ring=auto capacity=1088},verify-plan' 2>&1 | filecheck %s --check-prefix=CAPPED
+// ring-loss trades eta for bytes: no wrap-around reaches eta 0.93 here, rings of 768..1152
+// bytes 0.45, 640 bytes 0.21 (report-latency). ring-loss=0.5 accepts eta >= 0.43: 768 bytes.
+// RUN: memopt-opt %S/Inputs/chain.mlir -p 'insert-dma{ring=auto ring-loss=0.5},plan-memory,verify-plan' 2>&1 | filecheck %s --check-prefix=LOSS
+// RUN: not memopt-opt %S/Inputs/chain.mlir -p 'insert-dma{ring=1024 ring-loss=0.5}' 2>&1 | filecheck %s --check-prefix=LOSS-FIXED
+// RUN: not memopt-opt %S/Inputs/chain.mlir -p 'insert-dma{ring=auto ring-loss=1.5}' 2>&1 | filecheck %s --check-prefix=LOSS-RANGE
 //
 // Regions: the ring is empty at the start of every Region (branches, nested ifs, loop bodies,
 // after a loop all start at offset 0); in a loop body the loads repeat every iteration.
@@ -85,6 +90,11 @@
 // AUTO:      memopt.dma_buffer @ring size 1280
 // AUTO:      memopt.dma_start @w3 into @ring[offset 0]
 // AUTO-REMARK: insert-dma: remark: ring=auto: 1280 bytes (no wrap-around: 1408; goal: eta within 0.01 of no wrap-around's)
+
+// LOSS:      insert-dma: remark: ring=auto: 768 bytes (no wrap-around: 1408; goal: eta within 0.5 of no wrap-around's)
+// LOSS:      memopt.dma_buffer @ring size 768
+// LOSS-FIXED: memopt-opt: error: {{.*}}chain.mlir: insert-dma: ring-loss applies to ring=auto only
+// LOSS-RANGE: memopt-opt: error: {{.*}}chain.mlir: insert-dma: ring-loss must be in [0, 1] (an eta difference), got 1.5
 
 // CAPPED:      insert-dma: remark: ring=auto: 768 bytes (no wrap-around: 1408; goal: eta within 0.01 of no wrap-around's, at most 1024 on-chip bytes)
 // CAPPED:      builtin.module attributes {memopt.onchip_size = 832 : i64}
