@@ -180,7 +180,8 @@ def test_auto_under_the_ring_is_never_slower_than_serial_or_always(ops, target, 
 @given(st.lists(ops_st, min_size=1, max_size=3), target_st, st.sampled_from(["always", "auto"]), st.data())
 def test_auto_ring_size_meets_its_goal(regions, target, mode, data):
     rs = [RingRegion(ops, [True] * len(ops), data.draw(st.integers(1, 3))) for ops in regions]
-    size = auto_ring_size(rs, target, mode)
+    tol = data.draw(st.sampled_from([0.0, 0.01, 0.1, 0.5, 1.0]))
+    size = auto_ring_size(rs, target, mode, tolerance=tol)
     spans = [weight_span(o, ALIGN) for r in rs for o in r.ops if o.weights]
     if not spans:
         assert size == 0
@@ -189,20 +190,22 @@ def test_auto_ring_size_meets_its_goal(regions, target, mode, data):
     assert max(spans) <= size <= full
     serial = sum(r.runs * serial_time(r.ops, target) for r in rs)
     lb = sum(r.runs * lower_bound_time(r.ops, target) for r in rs)
-    goal = ring_time(rs, full, target, mode) + 0.01 * max(0, serial - lb)
+    goal = ring_time(rs, full, target, mode) + tol * max(0, serial - lb)
     assert ring_time(rs, size, target, mode) <= goal
     if size - ALIGN >= max(spans):  # the bisection stopped because one alignment step less missed
         assert any(ring_time(rs, s, target, mode) > goal for s in range(max(spans), size))
     # deterministic
-    assert auto_ring_size(rs, target, mode) == size
+    assert auto_ring_size(rs, target, mode, tolerance=tol) == size
     # capped: never above the cap; the cap itself when the goal is out of reach
     cap = data.draw(st.integers(max(spans), full))
-    capped = auto_ring_size(rs, target, mode, cap=cap)
+    capped = auto_ring_size(rs, target, mode, cap=cap, tolerance=tol)
     assert capped <= cap
     if ring_time(rs, cap, target, mode) > goal:
         assert capped == cap
     with pytest.raises(RingError, match="does not fit"):
         auto_ring_size(rs, target, mode, cap=max(spans) - 1)
+    with pytest.raises(RingError, match="ring-loss"):
+        auto_ring_size(rs, target, mode, tolerance=1.5)
 
 
 def test_compute_bound_chain_with_alternating_loads_needs_look_ahead():
