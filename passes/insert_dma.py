@@ -177,8 +177,9 @@ def _parse_ring(value: object) -> int | str | None:
 
 @dataclass(frozen=True)
 class InsertDmaPass(TargetOptions, ModulePass):
-    """Ping-pong DMA of off-chip weights into on-chip buffers @alloc0/@alloc1 (seed 002, Algorithm 3),
-    N round-robin buffers, or one ring buffer @ring."""
+    """Stream off-chip weights in by async DMA: seed 002's ping-pong @alloc0/@alloc1, N buffers, or a ring.
+
+    See the module docstring for the schedules and options."""
 
     name = "insert-dma"
 
