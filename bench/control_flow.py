@@ -28,7 +28,7 @@ Cases:
 * the real control-flow models, when the importers and the model files are available:
   silero-vad (``silero_vad*.onnx`` from the ``silero-vad`` wheel, input 1x512, state 2x1x128)
   and openWakeWord 0.5.1's ``hey_jarvis_v0.1`` (``.onnx`` and ``.tflite``). silero-vad's
-  ``If``\ s on shape tests are kept (``import_model(..., keep_static_if=True)``), so its real
+  ``If`` ops on shape tests are kept (``import_model(..., keep_static_if=True)``), so its real
   nesting is planned: ``silero_vad.onnx`` holds 25 ``If`` nested 4 deep, one on the runtime
   sample rate around two traced per-rate graphs. With a 512-sample (16 kHz) frame the 8 kHz
   graph cannot run (its LSTM does not fit the shapes) and is imported as an ``unreachable``

@@ -48,7 +48,7 @@ Storage (the planning unit, a :class:`~memopt.planning.Buffer`):
 
 A buffer lives from the step that defines it to one past its last use (half-open). Function
 arguments start at step 0 and the returned values are used by the return op, the last step;
-loop-carried slots live from the loop's begin to at least its end. Two rules make ``if``\ s
+loop-carried slots live from the loop's begin to at least its end. Two rules make ``if`` ops
 precise rather than "the whole ``if``":
 
 * **A use inside ``if`` branches counts at its own step** — unless a loop (or any region op
