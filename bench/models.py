@@ -21,6 +21,9 @@ Per model: import (Python API) → every registered strategy and ``best`` planne
   <strategy>        arena height of each registered strategy (``search`` only with --budget)
   best              the smallest; ``best/LBi`` its ratio to LB-inplace
   verify+exec       ``ok`` when the execution proof passed (and its seconds)
+  ring=auto         the planned module after ``insert-dma{ring=auto}``: ``verify-plan`` (DMA
+                    schedule and on-chip placement) and the execution proof with both DMA
+                    landing models passed, and the ring's size (``--no-dma`` skips it)
   plan s            seconds of the core planning ``best``
   TFLM head         TFLite Micro's planned arena (``Arena allocation head`` of
                     ``print_allocations``), for every .tflite model its interpreter can load
@@ -40,6 +43,7 @@ import argparse
 import contextlib
 import ctypes
 import fnmatch
+import io
 import os
 import pathlib
 import re
@@ -178,7 +182,7 @@ def tflm_child(path: str) -> int:
 # --------------------------------------------------------------------------- memopt
 
 
-def plan_model(path: pathlib.Path, alignment: int, budget: float | None, execute: bool):
+def plan_model(path: pathlib.Path, alignment: int, budget: float | None, execute: bool, stream: bool = True):
     from xdsl.context import Context
     from xdsl.dialects import func
 
@@ -222,6 +226,21 @@ def plan_model(path: pathlib.Path, alignment: int, budget: float | None, execute
         t2 = time.perf_counter()
         check_module(r.module, dma_landings=("start",))
         row["exec"] = f"ok {time.perf_counter() - t2:.1f}s"
+    row["ring"] = "-"
+    if stream:
+        # The planned module with its weights streamed through insert-dma{ring=auto}: the
+        # schedule re-verified (verify-plan's DMA checks) and, with execute, proven by execution.
+        from memopt.dialects.memopt import DmaBufferOp
+        from memopt.passes.insert_dma import InsertDmaPass
+
+        m = r.module.clone()
+        with contextlib.redirect_stderr(io.StringIO()):  # ring=auto's remarks
+            InsertDmaPass(ring="auto").apply(Context(), m)
+        VerifyPlanPass().apply(Context(), m)
+        ring = sum(b.size.value.data for b in m.walk() if isinstance(b, DmaBufferOp))
+        if execute and ring:
+            check_module(m, dma_landings=("start", "wait"))
+        row["ring"] = f"ok {ring / 1024:.0f} KiB" if ring else "no weights"
     row["warnings"] = r.warnings
     return row
 
@@ -234,6 +253,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--budget", type=float, default=None, help="seconds for anytime strategies (search)")
     ap.add_argument("--no-tflm", action="store_true", help="skip TFLite Micro")
     ap.add_argument("--no-exec", action="store_true", help="skip memopt-run --check (execution proof)")
+    ap.add_argument("--no-dma", action="store_true", help="skip the insert-dma{ring=auto} column")
     ap.add_argument("--tflm-child", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.tflm_child:
@@ -247,7 +267,7 @@ def main(argv: list[str] | None = None) -> int:
         models = [m for m in models if args.only in str(m)]
     names = [n for n in strategy_names() if n != "best" and (n != "search" or args.budget is not None)]
     cols = ["ops", "tensors", "naive", "LB", "LB-inplace", *names, "best", "best/LBi", "plan s", "TFLM head",
-            "best<=TFLM", "verify+exec"]
+            "best<=TFLM", "verify+exec", "ring=auto"]
     print(f"# alignment {args.alignment}; control-flow joint; in-place on; heights in bytes")
     print("| model | " + " | ".join(cols) + " |")
     print("|---|" + "---:|" * len(cols))
@@ -258,7 +278,7 @@ def main(argv: list[str] | None = None) -> int:
         with contextlib.suppress(ValueError):
             label = str(path.relative_to(pathlib.Path(args.cache) / "models")).split("/")[0] + "/" + path.name
         try:
-            row = plan_model(path, args.alignment, args.budget, not args.no_exec)
+            row = plan_model(path, args.alignment, args.budget, not args.no_exec, not args.no_dma)
         except ModelImportError as e:
             print(f"| {label} | import error: {e} |")
             continue
@@ -276,13 +296,15 @@ def main(argv: list[str] | None = None) -> int:
             totals["at_lb"] += 1
         ratio = row["best"] / row["LB-inplace"] if row["LB-inplace"] else 1.0
         cells = [row["ops"], row["tensors"], row["naive"], row["LB"], row["LB-inplace"], *[row[n] for n in names],
-                 row["best"], f"{ratio:.3f}", f"{row['plan s']:.3f}", tflm, le, row["exec"]]
+                 row["best"], f"{ratio:.3f}", f"{row['plan s']:.3f}", tflm, le, row["exec"], row["ring"]]
         print(f"| {label} | " + " | ".join(str(c) for c in cells) + " |")
         for w in row["warnings"]:
             notes.append(f"{label}: {w[:200]}")
         sys.stdout.flush()
     print()
-    print(f"# {totals['models']} models planned, verified and executed; best within one alignment unit of "
+    streamed = "" if args.no_dma else " (also after insert-dma{ring=auto})"
+    print(f"# {totals['models']} models planned, verified and executed{streamed}; "
+          f"best within one alignment unit of "
           f"LB-inplace on {totals['at_lb']}; "
           f"TFLite Micro ran {totals['tflm']}, best <= TFLM head on {totals['le_tflm']} of them")
     for n in notes:

@@ -34,9 +34,10 @@ layout is valid for the jointly numbered problem (its conflicts contain the join
 construction, and :func:`merge` stays Algorithm 2 exactly for whoever wants the seed's
 layout (``bench/control_flow.py`` prints both).
 
-When every greedy layout of :func:`plan_joint` misses ``LB_nest``, a short deterministic hill
-climb over the first-fit order polishes the lowest joint-numbered one
-(:func:`memopt.planning.search.climb`, at most :func:`polish_evaluations` first-fit runs):
+When every greedy layout of :func:`plan_joint` misses the bound (``LB_inplace``, which is
+``LB_nest`` without in-place pairs), a short deterministic hill climb over the first-fit order
+polishes the lowest joint-numbered one (:func:`memopt.planning.strategies.polished`, the same
+polish ``best`` applies to its own plans):
 deep nestings such as silero-vad's 25 ``if`` ops leave long-lived outer tensors above the
 branch tensors that large-first places first, and moving a few of them earlier closes the gap.
 
@@ -50,10 +51,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
-from .bounds import lower_bound
 from .problem import Buffer, Overwrite, Path, PlanningError, Problem, Solution
-from .search import climb
-from .strategies import Best, OrderedFirstFit, Strategy
+from .strategies import Best, OrderedFirstFit, Strategy, polished
 from .validate import find_conflicts
 
 
@@ -218,16 +217,6 @@ def plan_merge(problem: Problem, spans: Sequence[IfSpan], strategy: Strategy) ->
     return alg2
 
 
-def polish_evaluations(n: int) -> int:
-    """First-fit runs the joint polish may spend on ``n`` buffers: 256, fewer above 390.
-
-    Bounded by about 100,000 buffer placements in all (about one greedy run on 100,000
-    buffers), so a large joint problem pays little and one above 100,000 buffers none;
-    silero-vad's 176 buffers take about 0.2 s.
-    """
-    return min(256, 100_000 // max(1, n))
-
-
 def with_mode(solution: Solution, mode: str) -> Solution:
     """The same layout with ``"/<mode>"`` appended to its strategy name."""
     return Solution(solution.offsets, solution.height, f"{solution.strategy}/{mode}")
@@ -263,8 +252,8 @@ def plan_joint(
 
     The direct plan is ``strategy``'s; each greedy member (``strategy`` itself, or the members
     of ``best``) also runs in :class:`OuterFirst` order, and :func:`plan_merge`'s layout (merge
-    or flat) competes too. When the lowest of them is above ``LB_nest``, a short hill climb
-    (:func:`memopt.planning.search.climb`) polishes it; the strategy then reads
+    or flat) competes too. When the lowest of them is above the bound, a short hill climb
+    (:func:`memopt.planning.strategies.polished`) polishes it; the strategy then reads
     ``"<s>+climb/joint"``.
 
     ``candidates`` are ``(mode, candidate_problem, solution)``: layouts of the same buffers
@@ -276,7 +265,7 @@ def plan_joint(
     prefer the direct joint plan, then the outer-first orders, then merge, then the polished
     plan, then the candidates in order (deterministic).
     """
-    best = with_mode(strategy.plan(problem), "joint")
+    best = direct = with_mode(strategy.plan(problem), "joint")
     members = strategy.members() if isinstance(strategy, Best) else [strategy]
     options = [
         with_mode(OuterFirst(m).plan(problem), "joint") for m in members if isinstance(m, OrderedFirstFit)
@@ -285,11 +274,12 @@ def plan_joint(
     for sol in options:
         if sol.height < best.height:
             best = sol
-    target = lower_bound(problem)
-    if best.height > target:
-        offsets, height = climb(problem, best.offsets, target, polish_evaluations(len(problem)))
-        if height < best.height:
-            best = Solution(offsets, height, f"{best.strategy.rsplit('/', 1)[0]}+climb/joint")
+    base = best.strategy.rsplit("/", 1)[0]
+    # ``best`` polishes its own plans: the direct plan of a polishing ``best`` needs no second run.
+    if not (best is direct and isinstance(strategy, Best) and strategy.polish):
+        again = polished(problem, Solution(best.offsets, best.height, base))
+        if again.height < best.height:
+            best = with_mode(again, "joint")
     for mode, own, sol in candidates:
         if (
             len(own) == len(problem) == len(sol.offsets)
@@ -310,5 +300,5 @@ def flat_problem(problem: Problem) -> Problem:
 
 __all__ = [
     "BranchTree", "IfSpan", "OuterFirst", "branch_tree", "flat_problem", "merge", "merge_plan", "plan_joint",
-    "plan_merge", "polish_evaluations", "with_mode",
+    "plan_merge", "with_mode",
 ]
