@@ -144,14 +144,10 @@ def run_case(text: str, config: FuzzConfig, module: ModuleOp | None = None, seed
 
 
 def _tight_ring(module: ModuleOp) -> int:
-    """The largest weight set of any compute op (16-byte aligned layout): the smallest ring
-    ``insert-dma{ring=...}`` accepts in ``always`` mode."""
-    from memopt.dialects.memopt import ComputeOp
-    from memopt.passes.dma_profile import offchip_profile
-    from memopt.planning.ring import weight_span
+    """The largest weight set of any compute op: the smallest ring ``mode=always`` accepts."""
+    from memopt.passes.dma_profile import largest_weight_set
 
-    spans = [weight_span(offchip_profile(op), 16) for op in module.walk() if isinstance(op, ComputeOp)]
-    return max(spans + [16])
+    return max(largest_weight_set(module), 16)
 
 
 __all__ = ["DMA_SCHEDULES", "FuzzConfig", "FuzzFailure", "SEARCH_BUDGET", "configurations", "has_pass", "parse", "run_case"]

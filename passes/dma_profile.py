@@ -110,6 +110,16 @@ def offchip_profile(op: ComputeOp) -> OpProfile:
     return OpProfile(op.kind.data, op_macs(op), tuple(distinct(uses).values()))
 
 
+def largest_weight_set(op: Operation, alignment: int = 16) -> int:
+    """Bytes of the largest off-chip weight set of any compute op under ``op``, laid out as in a
+    staging buffer (``alignment``-aligned offsets); 0 without weights. The smallest ring
+    ``insert-dma{ring=...}`` accepts with ``mode=always``."""
+    from memopt.planning.ring import weight_span
+
+    spans = [weight_span(offchip_profile(o), alignment) for o in op.walk() if isinstance(o, ComputeOp)]
+    return max(spans, default=0)
+
+
 def global_size(op: DmaStartOp) -> int:
     g = SymbolTable.lookup_symbol(op, op.src)
     if not isinstance(g, GlobalOp):
@@ -139,6 +149,6 @@ def scheduled_items(ops: list[Operation], region_name: str) -> list[Item]:
 
 
 __all__ = [
-    "WeightUse", "distinct", "global_size", "offchip_profile", "op_macs", "op_profile",
+    "WeightUse", "distinct", "global_size", "largest_weight_set", "offchip_profile", "op_macs", "op_profile",
     "scheduled_items", "trace_weight", "weight_uses",
 ]

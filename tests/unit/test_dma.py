@@ -334,10 +334,9 @@ def test_a_misplaced_ring_dma_start_is_caught(seed, data):
 
 
 def _largest_span(text: str) -> int:
-    from memopt.planning.ring import weight_span
+    from memopt.passes.dma_profile import largest_weight_set
 
-    f = main_func(parse(text))
-    return max([weight_span(offchip_profile(o), 16) for o in f.walk() if isinstance(o, ComputeOp)] + [16])
+    return max(largest_weight_set(main_func(parse(text))), 16)
 
 
 @pytest.mark.parametrize("seed", [3, 7, 11, 19, 23, 42])
