@@ -193,7 +193,8 @@ def polished(problem: Problem, solution: Solution) -> Solution:
     offsets, height = climb(problem, solution.offsets, target, polish_evaluations(problem))
     if height >= solution.height:
         return solution
-    return Solution.of(problem, offsets, f"{solution.strategy}+climb")
+    name = solution.strategy if solution.strategy.endswith("+climb") else f"{solution.strategy}+climb"
+    return Solution.of(problem, offsets, name)
 
 
 def strategy_options(
