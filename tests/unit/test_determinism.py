@@ -40,6 +40,7 @@ PIPELINES = [
     "plan-memory",
     "insert-dma,plan-memory{strategy=megengine control-flow=merge alignment=64},verify-plan",
     "plan-memory{strategy=nnvm control-flow=serial alignment=1 export=\"EXPORT\"},verify-plan",
+    "plan-memory,insert-dma{ring=auto mode=auto},verify-plan",
 ]
 
 
