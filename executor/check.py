@@ -23,9 +23,10 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
+from xdsl.ir import SSAValue
 
 from memopt.diagnostics import MemoptError, locate
+from memopt.passes.lifetime import value_location_op
 
 from .interpreter import Execution, Interpreter, Observer, find_function
 from .memory import DMA_LANDINGS, Planned, Unplanned, ValueNames, is_planned
@@ -35,17 +36,9 @@ def digest(data: np.ndarray) -> bytes:
     return hashlib.blake2b(memoryview(np.ascontiguousarray(data)), digest_size=16).digest()
 
 
-def _home(value: SSAValue) -> Operation | None:
-    if isinstance(value, OpResult):
-        return value.op
-    if isinstance(value, BlockArgument):
-        return value.block.parent_op()
-    return None
-
-
 def differs(value: SSAValue, names: ValueNames, detail: str = "") -> MemoptError:
     return MemoptError(
-        f"tensor '{names.of(value)}' differs between planned and unplanned execution{detail}", _home(value)
+        f"tensor '{names.of(value)}' differs between planned and unplanned execution{detail}", value_location_op(value)
     )
 
 
