@@ -40,7 +40,7 @@ Cases:
   into its arena; memopt keeps weights off-chip, so only activations count here.
 
 The script checks the guarantees (``joint <= merge <= flat``, ``joint <= serial``, every mode
-``>= LB_nest``), prints ``alg2`` (seed 002's Algorithm 2 alone; ``merge`` keeps flat's layout
+``>= LB_nest``), prints ``alg2`` (the LUNA paper's Algorithm 2 alone; ``merge`` keeps flat's layout
 when that is lower, see ``memopt.planning.control_flow``) and names the cases where Algorithm 2
 alone is above flat, and the cases where ``joint`` is strictly below both ``merge`` and
 ``serial``; it exits 1 if a guarantee fails. ``joint@ = ...+climb/joint``: the greedy layouts
@@ -147,7 +147,7 @@ class Prog:
 
 
 def asymmetric() -> str:
-    """One branch 64x larger than the other (the wake-word situation of seed 002)."""
+    """One branch 64x larger than the other (the wake-word situation of the LUNA paper)."""
     p = Prog()
     a = p.chain("%x", [1024, 512])
     r = p.if_(256, lambda: p.chain(a, [16384, 16384, 8192, 256]), lambda: p.chain(a, [256, 256]))

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""How much of the weight traffic ping-pong DMA hides (seed 002, Algorithm 3), per graph.
+"""How much of the weight traffic ping-pong DMA hides (the LUNA control-flow paper, Algorithm 3), per graph.
 
 For every graph: ``insert-dma`` in ``always`` and in ``auto`` mode, then the latency report's
 totals under one target description (default: the documented edge NPU of
@@ -149,7 +149,7 @@ def _parse(text: str) -> builtin.ModuleOp:
 
 
 DEEPER: tuple[int, ...] = (3, 4)
-"""Extra staging-buffer counts measured besides the seed's two (``--buffers``)."""
+"""Extra staging-buffer counts measured besides the LUNA paper's two (``--buffers``)."""
 
 
 def _totals(m: builtin.ModuleOp, target: Target) -> tuple[Timing, list]:

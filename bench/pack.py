@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """Benchmark the planning core on minimalloc CSV traces and on synthetic scaling problems.
 
-For every CSV under ../shared/bench/ it prints buffers, LB, the height of every registered
+For every CSV under bench/data/ (minimalloc's and idealloc's traces, see bench/data/NOTICE) it prints buffers, LB, the height of every registered
 strategy and of ``best``, height/LB, and the seconds each took (all measured side by side in one
 run). Then it plans synthetic NN-like problems of 1k / 10k / 100k buffers with ``large-first``
 and prints seconds and the growth ratio against n log n.
 
-    python bench/pack.py [--shared ../shared] [--skip-scaling] [--sizes 1000,10000,100000]
+    python bench/pack.py [--data bench/data] [--skip-scaling] [--sizes 1000,10000,100000]
 
 Every plan is validated before its height is reported.
 """
@@ -34,10 +34,10 @@ def timed_plan(problem, name):
     return sol, dt
 
 
-def csv_table(shared: pathlib.Path, names: list[str]) -> None:
-    files = sorted(shared.glob("bench/*/*.csv"))
+def csv_table(data: pathlib.Path, names: list[str]) -> None:
+    files = sorted(data.glob("*/*.csv"))
     if not files:
-        sys.exit(f"bench/pack.py: error: no CSV files under {shared / 'bench'}")
+        sys.exit(f"bench/pack.py: error: no CSV files under {data}")
     head = f"{'trace':<34}{'buffers':>8}{'LB':>14}" + "".join(f"{n:>14}" for n in names) + f"{'best/LB':>9}{'ff-desc/LB':>11}{'best s':>8}"
     print(head)
     print("-" * len(head))
@@ -71,12 +71,12 @@ def scaling(sizes: list[int]) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--shared", default=str(REPO.parent / "shared"))
+    ap.add_argument("--data", default=str(REPO / "bench" / "data"), help="folder of <suite>/<trace>.csv files")
     ap.add_argument("--skip-scaling", action="store_true")
     ap.add_argument("--sizes", default="1000,10000,100000")
     args = ap.parse_args()
     names = [n for n in strategy_names() if n not in ("search",)]
-    csv_table(pathlib.Path(args.shared), names)
+    csv_table(pathlib.Path(args.data), names)
     if not args.skip_scaling:
         scaling([int(s) for s in args.sizes.split(",")])
 

@@ -28,7 +28,7 @@ from memopt.planning.search import SearchStrategy
 from memopt.planning.synthetic import nn_like
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DEFAULT_DIR = os.path.normpath(os.path.join(HERE, "..", "..", "shared", "bench"))
+DEFAULT_DIR = os.path.join(HERE, "data")  # minimalloc and idealloc traces, see data/NOTICE
 CAPACITY = 1_048_576
 BEST_KNOWN = {"A": 1_048_576, "B": 1_048_576, "C": 1_039_360, "D": 1_045_504, "E": 1_048_576,
               "F": 1_048_576}

@@ -33,7 +33,7 @@ SEARCH_BUDGET = 0.002
 
 
 DMA_SCHEDULES = ("ping-pong", "ring")
-"""``insert-dma`` schedules the fuzzer runs: the seed's two buffers, and a *tight* ring (as
+"""``insert-dma`` schedules the fuzzer runs: the LUNA paper's two buffers, and a *tight* ring (as
 small as the program's largest weight set, so that most loads wrap over earlier ones)."""
 
 

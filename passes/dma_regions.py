@@ -1,7 +1,7 @@
-"""Cutting a function into Regions for ping-pong DMA (seed 002, Algorithm 3, with control flow).
+"""Cutting a function into Regions for ping-pong DMA (the LUNA control-flow paper's Algorithm 3, with control flow).
 
 Why: with control flow the execution order is not static, so a prefetch issued before a branch
-could target an op that never runs, and a loop body runs many times. The seed therefore cuts the
+could target an op that never runs, and a loop body runs many times. The LUNA paper therefore cuts the
 graph into Regions and ping-pongs inside each one only:
 
 1. from the start of a block to its first control-flow op,

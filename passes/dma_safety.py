@@ -4,7 +4,7 @@ Why a checker separate from the inserter: ``verify-plan`` trusts nothing a pass 
 wrote. It recomputes, from the IR alone:
 
 * **transfers** — every ``memopt.dma_start`` must be waited for exactly once, by a ``dma_wait``
-  in the same Region (no transfer crosses a Region boundary: the seed's rule, which keeps a
+  in the same Region (no transfer crosses a Region boundary: the LUNA paper's rule, which keeps a
   prefetch from targeting an op that might not run). A transfer writes
   ``[offset, offset + size(global))`` of its buffer and is in flight from its start to its wait.
 * **reads** — a ``dma_wait`` result (and every view of it, with the view's byte range) is read

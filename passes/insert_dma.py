@@ -1,4 +1,4 @@
-"""``insert-dma``: ping-pong DMA of off-chip weights into on-chip buffers (seed 002, Alg. 3), or a ring.
+"""``insert-dma``: ping-pong DMA of off-chip weights into on-chip buffers (the LUNA control-flow paper's Algorithm 3), or a ring.
 
 Why: weights live off-chip and an op cannot start before they are on-chip; loading op ``k+1``'s
 weights while op ``k`` computes hides the transfer behind the compute. Two staging buffers,
@@ -28,7 +28,7 @@ Options:
               "all", "none" and a local search that drops loads the latency model
               (:mod:`memopt.planning.latency`) says lose; skipped ops get a ``memopt.dma_skipped``
               attribute and a remark on stderr
-  buffers     number of staging buffers (default 2: the seed's ping-pong, exactly as above).
+  buffers     number of staging buffers (default 2: the LUNA paper's ping-pong, exactly as above).
               With ``N > 2`` they are ``@alloc0 .. @alloc{N-1}``, op ``k`` uses ``@alloc{k % N}``,
               ops ``0 .. N-1`` load at the Region's beginning and op ``k+N``'s ``dma_start``s go
               right after op ``k`` (the last user of that buffer: it is free as soon as op ``k``
@@ -89,7 +89,7 @@ from memopt.planning.ring import (
 )
 
 BUFFERS = ("alloc0", "alloc1")
-"""The seed's two staging buffers (``buffers=2``); with ``buffers=N`` they are ``@alloc0 .. @alloc{N-1}``."""
+"""The LUNA paper's two staging buffers (``buffers=2``); with ``buffers=N`` they are ``@alloc0 .. @alloc{N-1}``."""
 RING = "ring"
 """The one staging buffer of ``ring=BYTES|auto``."""
 
@@ -122,7 +122,7 @@ class _Load:
     base: int
     """Offset of the op's weight set inside the buffer."""
     where: str
-    """``start`` (the Region's beginning), ``before`` op ``at`` (after its waits: the seed's
+    """``start`` (the Region's beginning), ``before`` op ``at`` (after its waits: the LUNA paper's
     place) or ``after`` op ``at`` (as soon as op ``at``, the last reader of the bytes, has run)."""
     at: int = -1
 
@@ -149,7 +149,7 @@ def _buffer_sizes(
 
 def _round_robin_loads(mask: tuple[bool, ...], n: int) -> list[_Load]:
     """The ``buffers=N`` schedule (module docstring): buffer ``k % N``; ``N = 2`` issues op
-    ``k+1``'s loads before op ``k`` (the seed), ``N > 2`` issues op ``k+N``'s after op ``k``."""
+    ``k+1``'s loads before op ``k`` (the LUNA paper's schedule), ``N > 2`` issues op ``k+N``'s after op ``k``."""
     order = [i for i, on in enumerate(mask) if on]
     bufs = buffer_names(n)
     out = []
@@ -177,7 +177,7 @@ def _parse_ring(value: object) -> int | str | None:
 
 @dataclass(frozen=True)
 class InsertDmaPass(TargetOptions, ModulePass):
-    """Stream off-chip weights in by async DMA: seed 002's ping-pong @alloc0/@alloc1, N buffers, or a ring.
+    """Stream off-chip weights in by async DMA: the LUNA paper's ping-pong @alloc0/@alloc1, N buffers, or a ring.
 
     See the module docstring for the schedules and options."""
 
@@ -439,7 +439,7 @@ def _rewrite(w: _Work, loads: list[_Load], alignment: int) -> None:
                     src = v.result
                 op.operands[u.operand] = src
         for ld in issued_before.get(i, []):
-            starts(ld, before=op)  # the seed's place: after op i's waits, before op i
+            starts(ld, before=op)  # the LUNA paper's place: after op i's waits, before op i
         last: Operation = op
         for ld in issued_after.get(i, []):
             last = starts(ld, after=last) or last  # the bytes are free once op i has run

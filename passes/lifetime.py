@@ -15,7 +15,7 @@ How the branches of an ``if`` are numbered is the control-flow mode:
   ``path``, so the planner may give both branches the same addresses.
 
 ``analyze_function`` also accepts the *planning* modes of ``plan-memory``: ``merge`` uses the
-joint numbering (seed 002's Algorithm 2 runs on the jointly numbered problem, see
+joint numbering (the LUNA paper's Algorithm 2 runs on the jointly numbered problem, see
 :mod:`memopt.planning.control_flow`). :func:`if_spans` describes every ``if`` of a joint
 numbering for that algorithm. Storage decisions never depend on the mode, only step numbers
 and paths do, so every mode's plan can be read back through the same storage. Each numbering is
@@ -54,7 +54,7 @@ precise rather than "the whole ``if``":
 * **A use inside ``if`` branches counts at its own step** — unless a loop (or any region op
   that is not a ``memopt.if``, whose semantics are unknown) lies between the use and the
   value's block: then it counts at the end step of the outermost such op, so a value read in a
-  loop body stays intact across iterations (seed 002: "a tensor used inside a loop must live for
+  loop body stays intact across iterations (the LUNA paper: "a tensor used inside a loop must live for
   the whole loop"). Sound by the argument above: the last read of the value on any path is at or
   before the maximum over its uses' steps. In the overlaid numbering this lets a value read only
   early in one branch (and never after the ``if``) end there, and the *other* branch's later
@@ -71,7 +71,7 @@ precise rather than "the whole ``if``":
   the result spans the whole else branch.
 
 With ``inplace``, a compute op's ``inplace`` hint that names an input whose buffer dies at that
-op becomes an :class:`~memopt.planning.Overwrite` permission (seed 000's write dependency) --
+op becomes an :class:`~memopt.planning.Overwrite` permission (MegEngine's write dependency) --
 except when the result is computed into an ``if`` result's storage: that storage is shared
 with the other branches' writes and its interval is not the op's own, so the permission is not
 derived from it (conservative).

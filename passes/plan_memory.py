@@ -26,7 +26,7 @@ Control-flow modes (the planning core of each is :mod:`memopt.planning.control_f
 * ``flat``   — both branches of an ``if`` overlaid on its span and *not* exclusive, as if they
   could run together (the branch-oblivious baseline);
 * ``serial`` — branches numbered one after the other (TFLite Micro's scheme);
-* ``merge``  — seed 002's Algorithm 2: each branch planned on its own, innermost first, one
+* ``merge``  — the LUNA paper's Algorithm 2: each branch planned on its own, innermost first, one
   region of ``max(branch peaks)`` reserved for the whole ``if`` in its parent; when that comes
   out above the flat layout (the region spans the whole ``if``, see
   :mod:`memopt.planning.control_flow`), flat's layout is kept and named (``<s>/flat``);

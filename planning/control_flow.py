@@ -1,4 +1,4 @@
-"""Control flow in the planning core: the branch tree, seed 002's Algorithm 2, joint packing.
+"""Control flow in the planning core: the branch tree, the LUNA paper's Algorithm 2, joint packing.
 
 A problem with control flow is numbered *jointly*: the branches of every ``if`` are overlaid on
 the same steps, and each buffer's ``path`` says which branch (of which ``if``, nested) holds it
@@ -31,7 +31,7 @@ with branch tensors at other times; on silero-vad the region costs 2 KB more tha
 layout is valid for the jointly numbered problem (its conflicts contain the joint ones), so the
 ``merge`` mode (:func:`plan_merge`) keeps it when Algorithm 2 comes out higher and says so
 (strategy ``<s>/flat``): ``joint <= merge <= flat`` and ``joint <= serial`` then hold by
-construction, and :func:`merge` stays Algorithm 2 exactly for whoever wants the seed's
+construction, and :func:`merge` stays Algorithm 2 exactly for whoever wants the LUNA paper's
 layout (``bench/control_flow.py`` prints both).
 
 When every greedy layout of :func:`plan_joint` misses the bound (``LB_inplace``, which is
@@ -133,7 +133,7 @@ PlanLevel = Callable[[Problem], Solution]
 
 
 def merge_plan(problem: Problem, spans: Iterable[IfSpan], plan_level: PlanLevel) -> Solution:
-    """Seed 002 Algorithm 2 with ``plan_level`` planning every nesting level (see module doc).
+    """The LUNA paper's Algorithm 2 with ``plan_level`` planning every nesting level (see module doc).
 
     The result is valid for the jointly numbered ``problem``: two tensors of one level are
     separated by that level's plan; a branch tensor lies inside its ``if``'s region, in address

@@ -1,4 +1,4 @@
-"""Seed 002 Algorithm 1: place buffers one by one at the lowest conflict-free offset.
+"""The LUNA paper's Algorithm 1: place buffers one by one at the lowest conflict-free offset.
 
 Given an order, each buffer goes to the lowest (aligned) offset whose address range misses every
 already-placed buffer that is live at the same time (and not in an exclusive branch). The order

@@ -1,9 +1,9 @@
 """In-place (overwrite) support shared by every strategy: chains, folding and expansion.
 
 An :class:`~memopt.planning.problem.Overwrite` lets a child buffer be written over part of its
-parent (seed 000's *write dependency*). Overwrites link buffers into **chains**
+parent (MegEngine's *write dependency*). Overwrites link buffers into **chains**
 ``root -> child -> grandchild ...``; every member of a chain sits at a fixed offset relative to
-the root (``offset_root`` in seed 000), so a chain can be planned as one buffer and expanded back.
+the root (MegEngine's ``offset_root``), so a chain can be planned as one buffer and expanded back.
 
 Chain selection rules (:func:`select_chains`), applied to ``problem.overwrites`` in order:
 

@@ -1,4 +1,4 @@
-"""IR-free latency model of ping-pong DMA of weights (seed 002, Algorithm 3).
+"""IR-free latency model of ping-pong DMA of weights (the LUNA control-flow paper, Algorithm 3).
 
 Why a model at all: whether double buffering pays off depends on how long each op computes
 versus how long its weights take to arrive. The insertion pass uses this module to decide what
@@ -194,7 +194,7 @@ def pingpong_items(ops: Sequence[OpProfile], pipelined: Sequence[bool], buffers:
     ``pipelined[i]`` says whether op ``i`` gets its weights by DMA; ops with no weights are
     never pipelined. Transfer ids are ``(op index) * 1024 + weight index``.
 
-    ``buffers = 2`` is the seed's ping-pong: before pipelined op ``k`` computes, wait for its
+    ``buffers = 2`` is the LUNA paper's ping-pong: before pipelined op ``k`` computes, wait for its
     loads, then issue op ``k+1``'s. With ``buffers = N > 2`` pipelined op ``k`` uses buffer
     ``k % N``; ops ``0 .. N-1`` load at the Region's beginning and op ``k+N``'s loads are
     issued right after op ``k`` has run (the last user of that buffer), i.e. as soon as the

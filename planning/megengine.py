@@ -1,6 +1,6 @@
-"""Seed 000: MegEngine's static memory planner (best-fit simulation + front-space offsets).
+"""MegEngine's static memory planner (best-fit simulation + front-space offsets).
 
-Mapping of the seed onto the planning core
+Mapping of MegEngine's planner onto the planning core
 ------------------------------------------
 * **Memory chunks.** A core :class:`Buffer` *is* a chunk. Read dependencies (readonly forward,
   views) were already resolved by the IR layer, which gives the vars sharing one chunk a single
@@ -9,9 +9,9 @@ Mapping of the seed onto the planning core
   ``[offset, offset + child.size)`` of its parent chunk. Write dependencies form chains rooted at
   a ``memory_chunk_root`` (see :func:`memopt.planning.inplace.select_chains`); only overwrites
   whose parent dies right after the child's first step (``parent.end == child.start + 1``, the
-  seed's ``end = max(end, id + 1)`` for the op ``id`` producing the child) and whose parent is
+  planner's ``end = max(end, id + 1)`` for the op ``id`` producing the child) and whose parent is
   live at that step are honoured; the others are ignored (a permission, not an obligation).
-* **Lifetimes.** The seed's ``begin`` (op index of the first output) and ``end``
+* **Lifetimes.** MegEngine's ``begin`` (op index of the first output) and ``end``
   (``max(end, id + 1)`` over readers) are exactly the core's half-open ``[start, end)``:
   ``begin = start``, ``end = end``.
 * **Simulation** (:class:`BestFitPrealloc`): the *memory queue* (every block in address order,
@@ -26,7 +26,7 @@ Mapping of the seed onto the planning core
   ``alloc_overwrite``\\ s the new write-dependent chunks (parents before children).
 * **Offsets.** The queue is logical: grown blocks push everything above them up, so addresses
   are fixed afterwards. Each (re)allocation records the *front space* (the previous allocated
-  block in the memory queue, the seed's rule); like MegEngine's ``pushdown.cpp`` it also records
+  block in the memory queue, MegEngine's rule); like MegEngine's ``pushdown.cpp`` it also records
   the next allocated block, which must then lie above the new one. (The article mentions only
   the front space; without the second edge a grown block can collide with a block allocated
   earlier above it.) A root's ``root_addr_begin`` starts at 0 and is raised, for every chunk
@@ -74,7 +74,7 @@ class Block:
 
 
 class BestFitPrealloc:
-    """Seed 000's simulated allocator (MegEngine ``StaticMemAllocPushdown::BestfitPrealloc``).
+    """MegEngine's simulated allocator (MegEngine ``StaticMemAllocPushdown::BestfitPrealloc``).
 
     Chunks are named by any hashable key. After each ``alloc``/``alloc_overwrite``,
     ``front[chunk]`` is the previous allocated chunk in the memory queue (the front space) and
@@ -150,7 +150,7 @@ class BestFitPrealloc:
         self.front[chunk] = p.owner if p is not None else None
         self.back[chunk] = n.owner if n is not None else None
 
-    # -- the seed's three operations ------------------------------------------------------
+    # -- MegEngine's three operations ------------------------------------------------------
     def alloc(self, chunk, size: int) -> Block:
         """Best fit; else grow the largest free block; else (no free block) append."""
         if not self.free_queue:
@@ -233,7 +233,7 @@ def simulate(problem: Problem, chains: Chains) -> BestFitPrealloc:
 
 
 def front_space_offsets(problem: Problem, chains: Chains, sim: BestFitPrealloc) -> list[int]:
-    """Seed 000 step 4: ``root_addr_begin`` per chain from the recorded front spaces."""
+    """MegEngine's static planner, step 4: ``root_addr_begin`` per chain from the recorded front spaces."""
     bufs = problem.buffers
     n = len(bufs)
     below: list[list[int]] = [[] for _ in range(n)]
@@ -280,7 +280,7 @@ def front_space_offsets(problem: Problem, chains: Chains, sim: BestFitPrealloc) 
 
 
 class MegEngine(Strategy):
-    """Seed 000: best-fit simulation with growable blocks, then front-space offsets."""
+    """MegEngine's static planner: best-fit simulation with growable blocks, then front-space offsets."""
 
     name = "megengine"
 

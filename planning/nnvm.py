@@ -1,6 +1,6 @@
-"""Seed 001: NNVM / TVM ``PlanMemory`` (storage ids by reference counting + ``GraphAllocator``).
+"""NNVM / TVM ``PlanMemory`` (storage ids by reference counting + ``GraphAllocator``).
 
-Mapping of the seed onto the planning core
+Mapping of NNVM's PlanMemory onto the planning core
 ------------------------------------------
 * **Reference counts.** The core has no op graph, so a buffer's users are implicit: buffer ``i``
   is produced at step ``start`` and read last at step ``end - 1``; its reference count reaches 0
@@ -288,7 +288,7 @@ def nnvm_heights(problem: Problem, **options) -> dict[str, int]:
 
 
 class Nnvm(Strategy):
-    """Seed 001: NNVM storage ids, laid out stacked or packed (the lower wins)."""
+    """NNVM/TVM PlanMemory: storage ids, laid out stacked or packed (the lower wins)."""
 
     name = "nnvm"
 

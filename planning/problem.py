@@ -74,7 +74,7 @@ def exclusive(a: Path, b: Path) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class Overwrite:
-    """Permission for ``child`` to be written in place over ``parent`` (seed 000's write dependency).
+    """Permission for ``child`` to be written in place over ``parent`` (MegEngine's write dependency).
 
     ``parent`` dies at the op that creates ``child`` (their intervals meet in that one step), and
     ``child`` may occupy ``[parent_offset + offset, parent_offset + offset + child.size)``. It is a

@@ -1,7 +1,7 @@
 """Placement strategies behind one interface, and the registry that names them.
 
 A strategy turns a :class:`Problem` into a :class:`Solution`. The greedy ones differ only in the
-order in which seed 002's Algorithm 1 (:func:`first_fit`) places buffers:
+order in which the LUNA paper's Algorithm 1 (:func:`first_fit`) places buffers:
 
 * ``sequential``  — execution order (first use), what a naive runtime allocator sees;
 * ``large-first`` — size descending (TFLite Micro's rule; usually the best single order);

@@ -1,6 +1,7 @@
 # -*- Python -*-
 # lit configuration for memopt FileCheck tests.
-# Run with: PATH=/work/main/.venv/bin:$PATH lit -v tests/filecheck
+# Run from the repository root with the virtualenv's bin on PATH:
+#   PATH="$PWD/.venv/bin:$PATH" lit -v tests/filecheck
 import os
 
 import lit.formats
@@ -19,7 +20,6 @@ for var in ("HOME", "PYTHONPATH", "VIRTUAL_ENV", "TMPDIR"):
         config.environment[var] = os.environ[var]
 
 _repo_root = os.path.dirname(os.path.dirname(config.test_source_root))
-config.substitutions.append(
-    ("%shared", os.path.abspath(os.path.join(_repo_root, "..", "shared")))
-)
+# minimalloc's and idealloc's benchmark traces, vendored with their licences (bench/data/NOTICE).
+config.substitutions.append(("%data", os.path.join(_repo_root, "bench", "data")))
 config.substitutions.append(("%examples", os.path.join(_repo_root, "examples")))

@@ -1,4 +1,4 @@
-"""Control flow: branch tree, seed 002 Algorithm 2 (merge), joint packing, and the pass wiring.
+"""Control flow: branch tree, the LUNA paper's Algorithm 2 (merge), joint packing, and the pass wiring.
 
 IR-free property tests run on random nested problems built the way the joint lifetime analysis
 numbers a program (branches overlaid on the same steps, every branch tensor inside its ``if``'s

@@ -92,12 +92,12 @@ def test_hand_computed_three_buffer_schedule():
     # big 233..533, b 533..734. wait a -> 233, run -> 234, start c at 266 -> 734..935;
     # wait big -> 533, run -> 534; wait b -> 734, run 100 -> 834; wait c -> 935, run -> 936.
     assert simulate(items, T) == 936
-    # Two buffers (the seed's schedule): the big load only overlaps op a's single cycle.
+    # Two buffers (the LUNA paper's schedule): the big load only overlaps op a's single cycle.
     two = simulate(pingpong_items(ops, [True] * 4), T)
     assert two > 936
     lb = lower_bound_time(ops, T)
     assert efficiency(serial_time(ops, T), 936, lb) > efficiency(serial_time(ops, T), two, lb)
-    # buffers=2 is exactly the seed's schedule, and fewer than two buffers is an error.
+    # buffers=2 is exactly the LUNA paper's schedule, and fewer than two buffers is an error.
     assert pingpong_items(ops, [True] * 4, 2) == pingpong_items(ops, [True] * 4)
     with pytest.raises(LatencyError, match="buffers must be an integer >= 2, got 1"):
         pingpong_items(ops, [True] * 4, 1)
@@ -156,7 +156,7 @@ def test_any_schedule_respects_the_bound(ops, target, data):
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 10**6), st.integers(1, 10**5)), min_size=1, max_size=12), target_st)
 def test_closed_form_without_issue_overhead(pairs, target):
-    """One weight per op, free issue: T = d0 + sum(max(c_i, d_{i+1})) + c_last (seed 002)."""
+    """One weight per op, free issue: T = d0 + sum(max(c_i, d_{i+1})) + c_last (the LUNA paper)."""
     from dataclasses import replace
 
     target = replace(target, dma_issue=0)

@@ -1,4 +1,4 @@
-"""Seed 000: MegEngine's best-fit simulation and front-space offsets (hand-worked + properties)."""
+"""MegEngine's static planner: best-fit simulation and front-space offsets (hand-worked + properties)."""
 
 from hypothesis import given, settings, strategies as st
 

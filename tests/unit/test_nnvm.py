@@ -1,4 +1,4 @@
-"""Seed 001: NNVM PlanMemory (storage ids, in-place, match range, colours, layouts)."""
+"""NNVM/TVM PlanMemory (storage ids, in-place, match range, colours, layouts)."""
 
 import pytest
 from hypothesis import given, settings, strategies as st

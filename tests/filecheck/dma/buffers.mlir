@@ -7,7 +7,7 @@
 // RUN: memopt-opt %S/Inputs/chain.mlir -p 'plan-memory,insert-dma{buffers=3},verify-plan' > %t.plan-first
 // RUN: diff %t.dma-first %t.plan-first
 // RUN: filecheck %s --check-prefix=PLACED < %t.plan-first
-// The deeper schedule is faster in the model than the seed's two buffers (report: 1383 cycles).
+// The deeper schedule is faster in the model than the LUNA paper's two buffers (report: 1383 cycles).
 // RUN: memopt-opt %t.plan-first --report-latency 2>&1 >/dev/null | filecheck %s --check-prefix=LAT
 // verify-plan still catches a violation: op 3's load (@w3 into @alloc0) hoisted above op 0
 // (between its dma_wait and the op), which still reads @alloc0.
