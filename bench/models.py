@@ -35,6 +35,11 @@ memopt has no scratch buffers (kernels are not modelled), uses ``memopt.view`` f
 Micro copies), and keeps resource variables off the arena (TFLite Micro: persistent tail).
 
     python bench/models.py [--cache DIR] [--alignment 16] [--only SUBSTR] [--budget SECONDS]
+
+With ``--pictures DIR`` it renders instead, for every model, what ``memopt-report`` shows of the
+plan ``memopt-opt --plan-memory --insert-dma`` makes of it: ``DIR/<model>.svg`` (layout,
+live-bytes curve, DMA timeline) and ``DIR/<model>.txt`` (the summary), printing the seconds each
+took.
 """
 
 from __future__ import annotations
@@ -245,6 +250,31 @@ def plan_model(path: pathlib.Path, alignment: int, budget: float | None, execute
     return row
 
 
+def picture_model(path: pathlib.Path, out_dir: pathlib.Path, label: str, alignment: int) -> str:
+    """Plan ``path`` as ``memopt-opt --plan-memory --insert-dma`` does and render its report."""
+    from xdsl.context import Context
+
+    from memopt.importers.api import import_model
+    from memopt.passes.insert_dma import InsertDmaPass
+    from memopt.passes.plan_memory import PlanMemoryPass
+    from memopt.planning.latency import Target
+    from memopt.report.figures import render
+    from memopt.report.from_ir import plan_view
+    from memopt.report.summary import summary_text
+
+    r = import_model(str(path), input_shapes_for(path))
+    PlanMemoryPass(alignment=alignment).apply(Context(), r.module)
+    with contextlib.redirect_stderr(io.StringIO()):
+        InsertDmaPass().apply(Context(), r.module)
+    t0 = time.perf_counter()
+    view = plan_view(r.module, label, Target())
+    stem = label.replace("/", "__")
+    (out_dir / f"{stem}.txt").write_text(summary_text(view))
+    fv = max(view.functions, key=lambda f: f.arena_size)
+    (out_dir / f"{stem}.svg").write_bytes(render(view, fv, "svg"))
+    return f"{len(fv.tensors)} tensors, arena {fv.arena_size} B, rendered in {time.perf_counter() - t0:.2f} s"
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cache", default=os.path.expanduser("~/.cache/memopt-models"))
@@ -254,6 +284,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-tflm", action="store_true", help="skip TFLite Micro")
     ap.add_argument("--no-exec", action="store_true", help="skip memopt-run --check (execution proof)")
     ap.add_argument("--no-dma", action="store_true", help="skip the insert-dma{ring=auto} column")
+    ap.add_argument("--pictures", default=None, metavar="DIR", help="render every model's plan report into DIR instead")
     ap.add_argument("--tflm-child", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.tflm_child:
@@ -265,6 +296,19 @@ def main(argv: list[str] | None = None) -> int:
     models = fetch(pathlib.Path(args.cache))
     if args.only:
         models = [m for m in models if args.only in str(m)]
+    if args.pictures:
+        out_dir = pathlib.Path(args.pictures)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        for path in models:
+            label = path.name
+            with contextlib.suppress(ValueError):
+                label = str(path.relative_to(pathlib.Path(args.cache) / "models")).split("/")[0] + "/" + path.name
+            try:
+                print(f"{label}: {picture_model(path, out_dir, label, args.alignment)}")
+            except (ModelImportError, Exception) as e:  # noqa: BLE001 - report, keep going
+                print(f"{label}: error: {type(e).__name__}: {' '.join(str(e).split())[:120]}")
+            sys.stdout.flush()
+        return 0
     names = [n for n in strategy_names() if n != "best" and (n != "search" or args.budget is not None)]
     cols = ["ops", "tensors", "naive", "LB", "LB-inplace", *names, "best", "best/LBi", "plan s", "TFLM head",
             "best<=TFLM", "verify+exec", "ring=auto"]

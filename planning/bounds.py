@@ -55,8 +55,20 @@ def nested_lower_bound(problem: Problem) -> int:
     return _nested_max(problem.starts, problem.ends, problem.sizes, [b.path for b in problem.buffers])
 
 
+def nested_live_profile(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
+    """Return ``(times, live_bytes)`` like :func:`live_profile`, but per execution path: at every
+    step each ``if`` counts only its heaviest branch (the curve whose maximum is ``LB_nest``)."""
+    if len(problem) == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    return _nested_curve(problem.starts, problem.ends, problem.sizes, [b.path for b in problem.buffers])
+
+
 def _nested_max(starts: np.ndarray, ends: np.ndarray, sizes: np.ndarray, paths: list[Path]) -> int:
     """``nested_lower_bound`` of the terms ``(start, end, size, path)`` (sizes may be negative)."""
+    return int(_nested_curve(starts, ends, sizes, paths)[1].max())
+
+
+def _nested_curve(starts: np.ndarray, ends: np.ndarray, sizes: np.ndarray, paths: list[Path]):
     times = np.unique(np.concatenate([starts, ends]))
     by_path: dict[Path, list[int]] = defaultdict(list)
     for i, p in enumerate(paths):
@@ -83,7 +95,7 @@ def _nested_max(starts: np.ndarray, ends: np.ndarray, sizes: np.ndarray, paths: 
             total = total + np.maximum.reduce(branches)
         return total
 
-    return int(value(()).max())
+    return times, value(())
 
 
 def lower_bound_inplace(problem: Problem) -> int:
@@ -101,8 +113,16 @@ def lower_bound_inplace(problem: Problem) -> int:
     ``alloc_overwrite`` releases the parent's bytes around the child) can beat, so that figure
     is an upper-ish reference, not a bound (:func:`folded_max_live` gives it).
     """
+    _, live = inplace_live_profile(problem)
+    return max(0, int(live.max())) if len(live) else 0
+
+
+def inplace_live_profile(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
+    """Return ``(times, bytes)``: the per-path live bytes minus, for each overwrite pair live at
+    once, the bytes the pair can share — the curve whose maximum is :func:`lower_bound_inplace`
+    (what a plan that uses every in-place permission must at least occupy at each step)."""
     if not problem.overwrites:
-        return lower_bound(problem)
+        return nested_live_profile(problem)
     bufs = problem.buffers
     seen: set[tuple[int, int]] = set()
     extra_s, extra_e, extra_z, extra_p = [], [], [], []
@@ -121,15 +141,14 @@ def lower_bound_inplace(problem: Problem) -> int:
         # The pair overlaps only where both run: on the deeper of the two paths.
         extra_p.append(c.path if len(c.path) >= len(p.path) else p.path)
     if not extra_s:
-        return lower_bound(problem)
+        return nested_live_profile(problem)
     starts = np.concatenate([problem.starts, np.asarray(extra_s, np.int64)])
     ends = np.concatenate([problem.ends, np.asarray(extra_e, np.int64)])
     sizes = np.concatenate([problem.sizes, np.asarray(extra_z, np.int64)])
     paths = [b.path for b in bufs] + extra_p
     if not problem.has_control_flow:
-        _, live = _profile(starts, ends, sizes)
-        return max(0, int(live.max()))
-    return max(0, _nested_max(starts, ends, sizes, paths))
+        return _profile(starts, ends, sizes)
+    return _nested_curve(starts, ends, sizes, paths)
 
 
 def folded_max_live(problem: Problem) -> int:

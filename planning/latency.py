@@ -158,28 +158,51 @@ class Run:
 Item = Start | Wait | Run
 
 
-def simulate(items: Iterable[Item], target: Target) -> int:
+@dataclass(frozen=True)
+class Event:
+    """One busy interval of a schedule, for timelines: ``lane`` is ``"compute"``, ``"dma"`` or
+    ``"wait"`` (the core stalled on a transfer); ``item`` indexes the schedule's items."""
+
+    lane: str
+    start: int
+    end: int
+    item: int
+
+
+def simulate(items: Iterable[Item], target: Target, trace: list[Event] | None = None) -> int:
     """Cycles the schedule takes: one core, one in-order DMA channel (see module docstring).
 
     Direct off-chip reads use the same memory port as the DMA channel, so they queue behind
     transfers in flight. A ``Wait`` on a transfer that was never started is a ``LatencyError``.
+    With ``trace``, every busy interval is appended to it as an :class:`Event` (what a timeline
+    draws; the schedule is the same with or without it).
     """
     t = 0  # core clock
     channel = 0  # time the DMA channel / off-chip port becomes free
     done: dict[int, int] = {}
-    for it in items:
+    for k, it in enumerate(items):
         if isinstance(it, Start):
             t += target.dma_issue
             begin = max(t, channel)
             channel = done[it.transfer] = begin + target.transfer_cycles(it.nbytes)
+            if trace is not None:
+                trace.append(Event("dma", begin, channel, k))
         elif isinstance(it, Wait):
             if it.transfer not in done:
                 raise LatencyError(f"wait on transfer {it.transfer} that was never started")
+            if trace is not None and done[it.transfer] > t:
+                trace.append(Event("wait", t, done[it.transfer], k))
             t = max(t, done[it.transfer])
         else:
             for b in it.direct:
-                t = channel = max(t, channel) + target.transfer_cycles(b)
+                begin = max(t, channel)
+                t = channel = begin + target.transfer_cycles(b)
+                if trace is not None:
+                    trace.append(Event("dma", begin, t, k))
+            begin = t
             t += target.compute_cycles(it.macs)
+            if trace is not None:
+                trace.append(Event("compute", begin, t, k))
     return t
 
 
@@ -337,7 +360,7 @@ def choose_pipelined(
 
 
 __all__ = [
-    "Item", "LatencyError", "check_buffers", "MODES", "OpProfile", "Run", "Start", "TARGET_KEYS", "Target", "Timing",
+    "Event", "Item", "LatencyError", "check_buffers", "MODES", "OpProfile", "Run", "Start", "TARGET_KEYS", "Target", "Timing",
     "Wait", "choose_pipelined", "efficiency", "load_target", "lower_bound_time", "parse_target",
     "pingpong_items", "region_timing", "serial_time", "simulate",
 ]

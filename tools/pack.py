@@ -32,6 +32,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--num-groups", type=int, default=1, help="nnvm: parallel colour groups (default 1)")
     p.add_argument("--check", action="store_true", help="validate the input's offset column instead of planning")
     p.add_argument("--stats", action="store_true", help="print buffers, LB, height, seconds to stderr")
+    p.add_argument("--plot", default=None, metavar="OUT.svg",
+                   help="also draw the plan (layout and live bytes; .svg or .png) as memopt-report does")
     return p
 
 
@@ -75,6 +77,8 @@ def run(argv: list[str] | None = None) -> int:
             f"buffers={len(problem)} lb={lower_bound(problem)} height={solution.height} "
             f"strategy={solution.strategy} seconds={seconds:.3f}\n"
         )
+    if args.plot is not None:
+        _plot(args.plot, problem, solution, source, args.capacity)
     if args.check:
         return 0
     out = write_solution(problem, solution)
@@ -84,6 +88,26 @@ def run(argv: list[str] | None = None) -> int:
         with open(args.output, "w", encoding="utf-8") as f:
             f.write(out)
     return 0
+
+
+def _plot(path: str, problem, solution, source: str, capacity: int | None) -> None:
+    from memopt.report.figures import render
+    from memopt.report.from_csv import function_view_of_solution
+    from memopt.report.model import PlanView
+
+    fmt = path.rsplit(".", 1)[-1].lower() if "." in path else ""
+    if fmt not in ("svg", "png"):
+        raise PlanningError(f"--plot '{path}': expected a .svg or .png file name")
+    fv = function_view_of_solution(problem, solution, "plan")
+    try:
+        data = render(PlanView(source, (fv,), capacity=capacity), fv, fmt)
+    except RuntimeError as e:  # matplotlib missing
+        raise PlanningError(str(e)) from None
+    try:
+        with open(path, "wb") as f:
+            f.write(data)
+    except OSError as e:
+        raise PlanningError(f"cannot write '{path}': {e.strerror or e}") from None
 
 
 def _run(argv: list[str], state: dict) -> int:

@@ -1,0 +1,286 @@
+"""Pictures of a plan, drawn with matplotlib: the layout (steps × addresses, the LUNA paper's
+Figure 6), the live-bytes curve and the DMA timeline.
+
+Each picture is built in two steps so tests can check what is drawn without parsing pixels:
+a pure function computes the shapes (:func:`layout_rects`, :func:`timeline_bars`) from the
+report model, and a ``draw_*`` function hands them to matplotlib. Every arena tensor is one
+``Rectangle`` patch whose SVG group id is ``t<k>`` (``k`` its index in the plan), so the HTML
+page can attach the tensor's details to it for hover, and a test can find it in the SVG.
+
+Output is deterministic (fixed SVG hash salt, no dates in metadata): same plan, same bytes.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+
+from .model import KINDS, FunctionView, PlanView, has_dma, live_curve, peak
+
+COLOURS = {
+    "input": "#4e79a7",
+    "intermediate": "#a0cbe8",
+    "output": "#f28e2b",
+    "inplace": "#59a14f",
+    "loop-carried": "#b07aa1",
+    "view": "none",
+    "buffer": "#a0cbe8",
+    "staging": "#bab0ac",
+}
+BRANCH_HATCH = ("//", "\\\\", "xx", "..", "oo")
+MAX_TIMELINE_REGIONS = 12
+
+
+@dataclass(frozen=True)
+class Rect:
+    """A box of the layout picture in data coordinates (x: step, y: byte address)."""
+
+    x: float
+    y: float
+    w: float
+    h: float
+    kind: str
+    label: str
+    gid: str
+    hatch: str = ""
+
+
+def layout_rects(fv: FunctionView, view: PlanView | None = None, prefix: str = "") -> list[Rect]:
+    """One :class:`Rect` per tensor of ``fv`` (ids ``<prefix>t<k>``, views included, drawn
+    unfilled), then one per staging buffer over the whole run (ids ``<prefix>s<k>``)."""
+    out = []
+    for k, t in enumerate(fv.tensors):
+        hatch = BRANCH_HATCH[t.path[-1][1] % len(BRANCH_HATCH)] if t.path else ""
+        out.append(Rect(t.start, t.offset, t.end - t.start, t.size, t.kind, t.name, f"{prefix}t{k}", hatch))
+    if view is not None:
+        steps = max(fv.steps, 1)
+        for k, s in enumerate(view.staging):
+            out.append(Rect(0, s.offset, steps, s.size, "staging", s.name, f"{prefix}s{k}", ""))
+    return out
+
+
+@dataclass(frozen=True)
+class Bar:
+    """A busy interval of the DMA timeline: ``row`` counts from the top (two per Region)."""
+
+    row: int
+    lane: str
+    start: int
+    end: int
+    label: str
+
+
+def timeline_bars(fv: FunctionView) -> tuple[list[Bar], list[str]]:
+    """Bars of the (at most :data:`MAX_TIMELINE_REGIONS` longest) Regions, and the row titles."""
+    regions = sorted(fv.timelines, key=lambda r: (-r.pingpong * r.runs, r.name))[:MAX_TIMELINE_REGIONS]
+    regions.sort(key=lambda r: fv.timelines.index(r))
+    bars, titles = [], []
+    for k, r in enumerate(regions):
+        eta = "-" if r.eta is None else f"{r.eta:.2f}"
+        runs = f" ×{r.runs}" if r.runs != 1 else ""
+        titles += [f"{r.name}{runs} compute", f"T_serial {r.serial}  T_lb {r.lb}  η {eta}   DMA"]
+        for e in r.events:
+            row = 2 * k + (0 if e.lane in ("compute", "wait") else 1)
+            bars.append(Bar(row, e.lane, e.start, e.end, e.label))
+    return bars, titles
+
+
+def _mpl():
+    try:
+        import matplotlib
+    except ImportError:  # pragma: no cover - exercised only without the extra
+        raise RuntimeError("pictures need matplotlib: pip install 'memopt[report]'") from None
+    matplotlib.use("Agg")
+    matplotlib.rcParams["svg.hashsalt"] = "memopt"
+    matplotlib.rcParams["svg.fonttype"] = "none"
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _fits(ax, fig, r: Rect, label: str) -> bool:
+    x0, y0 = ax.transData.transform((r.x, r.y))
+    x1, y1 = ax.transData.transform((r.x + r.w, r.y + r.h))
+    return abs(x1 - x0) >= 5.5 * len(label) + 4 and abs(y1 - y0) >= 10
+
+
+def _add_rects(ax, rects: list[Rect]) -> None:
+    from matplotlib.patches import Rectangle
+
+    for r in rects:
+        filled = COLOURS[r.kind] != "none"
+        p = Rectangle(
+            (r.x, r.y), r.w, r.h, facecolor=COLOURS[r.kind] if filled else "none",
+            edgecolor="#333333" if filled else "#d62728", linewidth=0.4 if filled else 0.8,
+            linestyle="-" if filled else "--", hatch=r.hatch or None,
+        )
+        p.set_gid(r.gid)
+        p.set_in_layout(False)  # inside the axes anyway; the layout engine need not measure each
+        ax.add_artist(p)  # not add_patch: the limits are set, so skip its per-patch autoscaling
+
+
+MAX_LABELS = 60
+
+
+def _label_rects(ax, fig, rects: list[Rect]) -> None:
+    """Names inside the largest boxes that can hold them, never over a box already labelled (a
+    box written in place or a view overlaps its source)."""
+    done: list[Rect] = []
+    for r in sorted(rects, key=lambda r: (-(r.w * r.h), r.gid)):
+        if len(done) >= MAX_LABELS:
+            break
+        if r.kind == "view" or not _fits(ax, fig, r, r.label):
+            continue
+        cx, cy = r.x + r.w / 2, r.y + r.h / 2
+        if any(d.x <= cx <= d.x + d.w and d.y <= cy <= d.y + d.h for d in done):
+            continue
+        done.append(r)
+        ax.text(cx, cy, r.label, fontsize=6, ha="center", va="center", clip_on=True).set_in_layout(False)
+
+
+def _hlines(ax, x: float, lines: list[tuple[str, int, str]]) -> None:
+    """Horizontal reference lines, labelled at the right; lines at the same height share a label."""
+    merged: dict[int, list[tuple[str, str]]] = {}
+    for label, y, colour in lines:
+        merged.setdefault(y, []).append((label, colour))
+    for y, named in merged.items():
+        colour = named[0][1]
+        ax.axhline(y, color=colour, linewidth=0.9, linestyle="--")
+        text = " = ".join(n for n, _ in named)
+        ax.text(x, y, f" {text} {y}", color=colour, fontsize=7, va="center", ha="left", clip_on=False)
+
+
+def draw_layout(ax, fig, fv: FunctionView, view: PlanView | None = None, prefix: str = "") -> None:
+    """The arena: one rectangle per tensor; the branches of every ``if`` as shaded step spans
+    (tensors inside a branch are hatched by branch, so bytes shared between branches show as
+    overlapping hatches); lines for the arena size, the bounds and the capacity."""
+    from matplotlib.patches import Patch
+
+    rects = [r for r in layout_rects(fv, view, prefix) if r.kind != "staging"]
+    top = max([fv.arena_size, fv.lower_bound, *(r.y + r.h for r in rects), 1])
+    capacity = view.capacity if view is not None else None
+    if capacity is not None and capacity <= 2 * top:
+        top = max(top, capacity)
+    steps = max(fv.steps, 1)
+    ax.set_xlim(0, steps)
+    ax.set_ylim(0, top * 1.04)
+    for b in fv.branches:
+        ax.axvspan(b.start, b.end, color="#000000", alpha=0.04 + 0.03 * (b.branch % 2), lw=0)
+        name = ("then", "else")[b.branch] if b.branch < 2 else str(b.branch)
+        ax.text(b.start, 0.005 + 0.03 * (b.branch % 2) + 0.06 * (len(b.path) % 3), f"if{b.if_id}.{name}",
+                fontsize=6, va="bottom", clip_on=True, transform=ax.get_xaxis_transform())
+    _add_rects(ax, rects)
+    _label_rects(ax, fig, rects)
+    lines = [("arena size", fv.arena_size, "#d62728"), ("lower bound", fv.lower_bound, "#2ca02c")]
+    if fv.lower_bound_inplace is not None and fv.lower_bound_inplace != fv.lower_bound:
+        lines.append(("lower bound in-place", fv.lower_bound_inplace, "#17becf"))
+    if capacity is not None and capacity <= top * 1.04:
+        lines.append(("capacity", capacity, "#9467bd"))
+    _hlines(ax, steps, lines)
+    used = [k for k in KINDS if any(r.kind == k for r in rects)]
+    handles = [Patch(facecolor=COLOURS[k] if COLOURS[k] != "none" else "white",
+                     edgecolor="#d62728" if k == "view" else "#333333", label=k) for k in used]
+    if handles:
+        ax.legend(handles=handles, fontsize=6, loc="lower left", bbox_to_anchor=(0, 1.0), ncols=min(len(handles), 8),
+                  frameon=False)
+    ax.set_xlabel("op step")
+    ax.set_ylabel("arena offset (bytes)")
+    ax.xaxis.get_major_locator().set_params(integer=True)
+
+
+def draw_staging(ax, fig, fv: FunctionView, view: PlanView, prefix: str = "") -> None:
+    """The on-chip bytes above the arena: the DMA staging buffers (ping-pong ``alloc0``/``alloc1``
+    or the ring), live for the whole run. Own panel and scale: they can dwarf the arena."""
+    rects = [r for r in layout_rects(fv, view, prefix) if r.kind == "staging"]
+    steps = max(fv.steps, 1)
+    low = min(r.y for r in rects)
+    high = max([r.y + r.h for r in rects] + [view.onchip_size or 0])
+    ax.set_xlim(0, steps)
+    ax.set_ylim(low, high + (high - low) * 0.04 + 1)
+    _add_rects(ax, rects)
+    _label_rects(ax, fig, rects)
+    lines = []
+    if view.onchip_size is not None:
+        lines.append(("on-chip total", view.onchip_size, "#7f7f7f"))
+    if view.capacity is not None and low <= view.capacity <= high * 1.5:
+        lines.append(("capacity", view.capacity, "#9467bd"))
+        ax.set_ylim(low, max(high, view.capacity) * 1.04)
+    _hlines(ax, steps, lines)
+    ax.set_ylabel("staging", fontsize=7)
+    ax.tick_params(labelbottom=False, labelsize=6)
+
+
+def draw_live(ax, fv: FunctionView, series: tuple = ()) -> None:
+    steps, live = live_curve(fv)
+    if len(live):  # hold the last value to the end of the last step
+        steps, live = list(steps) + [int(steps[-1]) + 1], list(live) + [int(live[-1])]
+    ax.step(steps, live, where="post", color="#4e79a7", linewidth=1.0, label="live bytes (heaviest path, in-place pairs once)")
+    for label, xs, ys in series:
+        ax.step(xs, ys, where="post", linewidth=1.0, label=label)
+    ax.axhline(fv.lower_bound, color="#2ca02c", linestyle="--", linewidth=0.9, label=f"lower bound {fv.lower_bound}")
+    if fv.lower_bound_inplace is not None and fv.lower_bound_inplace != fv.lower_bound:
+        ax.axhline(fv.lower_bound_inplace, color="#17becf", linestyle="--", linewidth=0.9,
+                   label=f"lower bound in-place {fv.lower_bound_inplace}")
+    ax.axhline(fv.arena_size, color="#d62728", linestyle="--", linewidth=0.9, label=f"arena {fv.arena_size}")
+    p = peak(fv)
+    if len(live):
+        ax.plot([p.step], [p.live_bytes], marker="v", color="#d62728")
+        top = ", ".join(f"{t.name} {t.size}" for t in p.tensors[:5])
+        ax.annotate(f"peak at step {p.step}: {top}", (p.step, p.live_bytes), fontsize=6,
+                    xytext=(4, -12), textcoords="offset points")
+    ax.set_xlim(0, max(fv.steps, 1))
+    ax.set_ylim(0, max(fv.arena_size, fv.lower_bound, 1) * 1.1)
+    ax.set_xlabel("op step")
+    ax.set_ylabel("bytes")
+    ax.xaxis.get_major_locator().set_params(integer=True)
+    ax.legend(fontsize=6, loc="lower right")
+
+
+def draw_timeline(ax, fv: FunctionView) -> None:
+    bars, titles = timeline_bars(fv)
+    colours = {"compute": "#4e79a7", "dma": "#f28e2b", "wait": "#d62728"}
+    for lane in ("compute", "wait", "dma"):
+        rows: dict[int, list] = {}
+        for b in bars:
+            if b.lane == lane:
+                rows.setdefault(b.row, []).append((b.start, b.end - b.start))
+        for row, spans in rows.items():
+            ax.broken_barh(spans, (row - 0.4, 0.8), facecolors=colours[lane], edgecolor="#333333", linewidth=0.2)
+    ax.set_yticks(range(len(titles)), titles, fontsize=6)
+    ax.set_ylim(len(titles) - 0.5, -0.5)
+    ax.set_xlabel("cycles from the Region's start (compute lane: blue = compute, red = stalled on a DMA wait)")
+
+
+def render(view: PlanView, fv: FunctionView, fmt: str, series: tuple = (), prefix: str = "") -> bytes:
+    """One figure as ``svg`` or ``png`` bytes: the staging buffers (when ``insert-dma`` placed
+    some), the arena layout, the live-bytes curve and (when weights move) the DMA timeline."""
+    plt = _mpl()
+    dma = has_dma(fv)
+    staging = bool(view.staging)
+    n_rows = len(timeline_bars(fv)[1]) if dma else 0
+    heights = ([1.0] if staging else []) + [5, 2.5] + ([max(1.5, 0.35 * n_rows)] if dma else [])
+    fig, axes = plt.subplots(len(heights), 1, figsize=(11, sum(heights) + 1), height_ratios=heights, layout="constrained")
+    try:
+        k = 0
+        title_ax = axes[0]
+        if staging:
+            draw_staging(axes[0], fig, fv, view, prefix)
+            k = 1
+        draw_layout(axes[k], fig, fv, view, prefix)
+        title_ax.set_title(f"@{fv.name}: arena {fv.arena_size} B, lower bound {fv.lower_bound} B, {fv.strategy}"
+                           + (f"; on-chip total {view.onchip_size} B" if view.onchip_size is not None else ""),
+                           fontsize=9, pad=16 if not staging else 6)
+        draw_live(axes[k + 1], fv, series)
+        if dma:
+            draw_timeline(axes[k + 2], fv)
+        buf = io.BytesIO()
+        if fmt == "svg":
+            fig.savefig(buf, format="svg", metadata={"Date": None})
+        else:
+            fig.savefig(buf, format="png", dpi=90, metadata={"Software": None})
+        return buf.getvalue()
+    finally:
+        plt.close(fig)
+
+
+__all__ = ["Bar", "Rect", "draw_layout", "draw_live", "draw_staging", "draw_timeline", "has_dma", "layout_rects", "render", "timeline_bars"]

@@ -1,0 +1,168 @@
+"""Read a planned module into a :class:`~memopt.report.model.PlanView`.
+
+Nothing is re-planned: offsets come from the plan attributes (read back and checked by
+:func:`memopt.passes.plan_io.read_plan`, the reader ``verify-plan`` uses), lifetimes from the
+lifetime analysis in the numbering the plan records, staging buffers from the placement
+``insert-dma`` recorded, and the DMA timelines from the IR's ``dma_start``/``dma_wait`` ops as the
+latency model schedules them (the same reading as ``report-latency``). So the pictures show
+exactly what was planned, including a hand-edited plan (which ``read_plan`` rejects, located,
+when it is inconsistent).
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp
+from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
+
+from memopt.diagnostics import MemoptError
+from memopt.dialects.memopt import (
+    PLAN_ATTR, ComputeOp, DmaStartOp, DmaWaitOp, IfOp, LoopOp, PlanAttr, ViewOp, byte_size,
+)
+from memopt.passes.dma_layout import ONCHIP_OFFSET_ATTR, ONCHIP_SIZE_ATTR, dma_buffers
+from memopt.passes.dma_profile import scheduled_items
+from memopt.passes.dma_regions import cut_function, regions
+from memopt.passes.lifetime import FunctionLifetimes, analyze_function, numbering_of_plan, planned_functions
+from memopt.passes.plan_io import read_plan
+from memopt.passes.plan_memory import LB_INPLACE_ATTR
+from memopt.planning.latency import Target, lower_bound_time, serial_time, simulate
+
+from .model import BranchSpan, FunctionView, PlanView, RegionTimeline, StagingBox, TensorBox, TimelineEvent
+
+
+def _kind(lt: FunctionLifetimes, b: int, returned: set[int], inplace: set[int]) -> str:
+    owner = lt.owner[b]
+    if b in returned:
+        return "output"
+    if isinstance(owner, BlockArgument):
+        return "input" if owner.block.parent_op() is lt.func else "loop-carried"
+    if isinstance(owner, OpResult) and isinstance(owner.op, LoopOp):
+        return "loop-carried"
+    if b in inplace:
+        return "inplace"
+    return "intermediate"
+
+
+def _detail(value: SSAValue) -> str:
+    op = value.owner if isinstance(value, OpResult) else None
+    what = f'"{op.kind.data}"' if isinstance(op, ComputeOp) else (op.name if op is not None else "argument")
+    return f"{what} : {value.type}"
+
+
+def _branches(lt: FunctionLifetimes) -> list[BranchSpan]:
+    num = lt.numbering
+    spans = []
+    for op, if_id in sorted(num.if_ids.items(), key=lambda kv: kv[1]):
+        block = op.parent_block()
+        path = num.path.get(block, ()) if block is not None else ()
+        for k, region in enumerate(op.regions):
+            steps = [num.begin[o] for blk in region.blocks for o in blk.walk() if o in num.begin]
+            if steps:
+                spans.append(BranchSpan(if_id, k, min(steps), max(steps) + 1, path))
+    return spans
+
+
+def function_view(lt: FunctionLifetimes, offsets: list[int], plan: PlanAttr) -> FunctionView:
+    """The boxes of one planned function (``offsets`` per buffer of ``lt.problem``)."""
+    f = lt.func
+    problem = lt.problem
+    returned: set[int] = set()
+    ret = f.body.blocks[0].last_op
+    if isinstance(ret, func.ReturnOp):
+        for v in ret.operands:
+            loc = lt.storage_of.get(v)
+            if loc is not None:
+                returned.add(loc[0])
+    over = {w.child: w.parent for w in problem.overwrites if offsets[w.child] == offsets[w.parent] + w.offset}
+    boxes = [
+        TensorBox(b.id, off, b.size, b.start, b.end, _kind(lt, i, returned, set(over)), b.path, _detail(lt.owner[i]),
+                  problem.buffers[over[i]].id if i in over else "")
+        for i, (b, off) in enumerate(zip(problem.buffers, offsets))
+    ]
+    # Views: drawn over the bytes of their source they expose, from the view op on.
+    names = {id(lt.owner[i]): b.id for i, b in enumerate(problem.buffers)}
+    for op in f.body.walk():
+        if isinstance(op, ViewOp) and op.result in lt.storage_of and op in lt.numbering.begin:
+            b, rel = lt.storage_of[op.result]
+            src = problem.buffers[b]
+            start = lt.numbering.begin[op]
+            if start < src.end:
+                name = op.result.name_hint or f"view of {names[id(lt.owner[b])]}"
+                boxes.append(TensorBox(
+                    name, offsets[b] + rel, byte_size(op.result.type), start, src.end, "view", src.path,
+                    f"view of {src.id} at +{rel} : {op.result.type}",
+                ))
+    lb_in = f.attributes.get(LB_INPLACE_ATTR)
+    strategy = plan.strategy.data
+    mode = strategy.rsplit("/", 1)[1] if "/" in strategy else ""
+    return FunctionView(
+        f.sym_name.data, plan.arena_size.data, plan.lower_bound.data, strategy, tuple(boxes),
+        lb_in.value.data if isinstance(lb_in, IntegerAttr) else None, mode, tuple(_branches(lt)),
+    )
+
+
+def _labels(ops: list[Operation]) -> list[str]:
+    """One label per schedule item, in the order :func:`scheduled_items` emits them."""
+    out = []
+    for op in ops:
+        if isinstance(op, DmaStartOp):
+            out.append(f"load {op.src.root_reference.data}")
+        elif isinstance(op, DmaWaitOp):
+            out.append("wait")
+        elif isinstance(op, ComputeOp):
+            out.append(op.results[0].name_hint if op.results and op.results[0].name_hint else op.kind.data)
+    return out
+
+
+def timelines(f: func.FuncOp, target: Target) -> list[RegionTimeline]:
+    """Every Region with compute ops, scheduled by the latency model as the IR stands."""
+    from memopt.passes.dma_profile import op_profile
+
+    out = []
+    for r in regions(cut_function(f, f"@{f.sym_name.data}")):
+        computes = [o for o in r.ops if isinstance(o, ComputeOp)]
+        if not computes:
+            continue
+        items = scheduled_items(r.ops, r.name)
+        labels = _labels(r.ops)
+        trace: list = []
+        t = simulate(items, target, trace)
+        profiles = [op_profile(o) for o in computes]
+        events = tuple(TimelineEvent(e.lane, e.start, e.end, labels[e.item]) for e in trace)
+        out.append(RegionTimeline(r.name, r.runs, events, serial_time(profiles, target), t, lower_bound_time(profiles, target)))
+    return out
+
+
+def plan_view(module: ModuleOp, source: str, target: Target, *, func_name: str | None = None,
+              capacity: int | None = None) -> PlanView:
+    """The report data of every planned function of ``module`` (or only ``func_name``)."""
+    funcs = planned_functions(module)
+    if func_name is not None:
+        funcs = [f for f in funcs if f.sym_name.data == func_name]
+        if not funcs:
+            raise MemoptError(f"no function '@{func_name}' with a body in the module", module)
+    views = []
+    for f in funcs:
+        plan = f.attributes.get(PLAN_ATTR)
+        if not isinstance(plan, PlanAttr):
+            raise MemoptError(
+                f"function '@{f.sym_name.data}' has no plan (run memopt-opt --plan-memory first)", f
+            )
+        lt = analyze_function(f, mode=numbering_of_plan(plan.strategy.data), inplace=True, alignment=1)
+        offsets, _, plan = read_plan(lt)
+        fv = function_view(lt, offsets, plan)
+        views.append(FunctionView(**{**fv.__dict__, "timelines": tuple(timelines(f, target))}))
+    staging = tuple(
+        StagingBox(b.sym_name.data, b.attributes[ONCHIP_OFFSET_ATTR].value.data, b.size.value.data)
+        for b in dma_buffers(module) if isinstance(b.attributes.get(ONCHIP_OFFSET_ATTR), IntegerAttr)
+    )
+    onchip = module.attributes.get(ONCHIP_SIZE_ATTR)
+    if capacity is None:
+        capacity = target.capacity
+    return PlanView(
+        source, tuple(views), staging, onchip.value.data if isinstance(onchip, IntegerAttr) else None,
+        capacity, target.describe(),
+    )
+
+
+__all__ = ["function_view", "plan_view", "timelines"]

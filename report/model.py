@@ -1,0 +1,226 @@
+"""What a plan report shows, as plain data: tensors as time × address boxes, branches, staging
+buffers and DMA timelines.
+
+Why a model of its own: the pictures, the text summary and the HTML page must all show *the
+same* plan, and that plan must be the one recorded in the IR (or the CSV), not a re-planned one.
+So the readers (:mod:`memopt.report.from_ir`, :mod:`memopt.report.from_csv`) turn a plan into
+these dataclasses once, and everything downstream (figures, tables, tests) works on them without
+touching IR. Nothing here imports xDSL or matplotlib.
+
+Time is the plan's op numbering; a box covers the half-open step interval ``[start, end)`` of
+its buffer (first write to one past the last read, the planning core's convention) and the byte
+range ``[offset, offset + size)`` of the arena.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from memopt.planning import Buffer, Overwrite, Path, Problem, inplace_live_profile
+
+KINDS = ("input", "intermediate", "output", "inplace", "loop-carried", "view", "buffer")
+"""Box kinds, in legend order. ``inplace``: written over an input that dies at its op (MegEngine's
+write dependency); ``view``: an alias drawn over its source; ``buffer``: a CSV row (no IR)."""
+
+
+@dataclass(frozen=True)
+class TensorBox:
+    """One arena tensor (or a view of one) as a rectangle: steps × bytes."""
+
+    name: str
+    offset: int
+    size: int
+    start: int
+    end: int
+    kind: str = "intermediate"
+    path: Path = ()
+    """Branches containing the tensor, as in :class:`memopt.planning.Buffer`."""
+    detail: str = ""
+    """Free text for tables and hover (type, defining op)."""
+    inplace_of: str = ""
+    """The tensor this one is written over in place (the plan uses that permission), if any."""
+
+    @property
+    def top(self) -> int:
+        return self.offset + self.size
+
+
+@dataclass(frozen=True)
+class BranchSpan:
+    """The steps one branch of an ``if`` occupies in the plan's numbering."""
+
+    if_id: int
+    branch: int
+    start: int
+    end: int
+    path: Path = ()
+
+
+@dataclass(frozen=True)
+class StagingBox:
+    """A DMA staging buffer (``alloc0``/``alloc1``, ring): on chip after the arena, live throughout."""
+
+    name: str
+    offset: int
+    size: int
+
+
+@dataclass(frozen=True)
+class TimelineEvent:
+    """A busy interval of one lane of a Region's schedule (cycles from the Region's start)."""
+
+    lane: str
+    start: int
+    end: int
+    label: str
+
+
+@dataclass(frozen=True)
+class RegionTimeline:
+    """A DMA Region as the latency model schedules it, with its three figures."""
+
+    name: str
+    runs: int
+    events: tuple[TimelineEvent, ...]
+    serial: int
+    pingpong: int
+    lb: int
+
+    @property
+    def eta(self) -> float | None:
+        if self.serial <= self.lb:
+            return None
+        return (self.serial - self.pingpong) / (self.serial - self.lb)
+
+
+@dataclass(frozen=True)
+class FunctionView:
+    """The plan of one function (or one CSV problem)."""
+
+    name: str
+    arena_size: int
+    lower_bound: int
+    strategy: str
+    tensors: tuple[TensorBox, ...]
+    lower_bound_inplace: int | None = None
+    mode: str = ""
+    branches: tuple[BranchSpan, ...] = ()
+    timelines: tuple[RegionTimeline, ...] = ()
+
+    @property
+    def arena_tensors(self) -> tuple[TensorBox, ...]:
+        """The tensors that own arena bytes (views only alias them)."""
+        return tuple(t for t in self.tensors if t.kind != "view")
+
+    @property
+    def steps(self) -> int:
+        return max((t.end for t in self.tensors), default=0)
+
+
+@dataclass(frozen=True)
+class PlanView:
+    """Everything a report shows about one input file."""
+
+    source: str
+    functions: tuple[FunctionView, ...]
+    staging: tuple[StagingBox, ...] = ()
+    onchip_size: int | None = None
+    """Largest arena plus the staging buffers, when ``insert-dma`` placed them."""
+    capacity: int | None = None
+    target: str = ""
+    notes: tuple[str, ...] = field(default=())
+
+
+def has_dma(fv: FunctionView) -> bool:
+    """True when some Region moves weights (DMA or direct off-chip reads): a timeline or a DMA
+    table of compute alone says nothing."""
+    return any(e.lane == "dma" for r in fv.timelines for e in r.events)
+
+
+def _problem(fv: FunctionView) -> Problem:
+    """The arena tensors as a planning problem, with the in-place pairs the plan uses."""
+    ts = fv.arena_tensors
+    bufs = [Buffer(f"{k}", t.size, t.start, max(t.end, t.start + 1), 1, t.path) for k, t in enumerate(ts)]
+    index = {t.name: k for k, t in enumerate(ts)}
+    overwrites = []
+    for k, t in enumerate(ts):
+        p = index.get(t.inplace_of) if t.inplace_of else None
+        if p is not None and p != k and 0 <= t.offset - ts[p].offset <= ts[p].size - t.size:
+            overwrites.append(Overwrite(k, p, t.offset - ts[p].offset))
+    return Problem(tuple(bufs), tuple(overwrites))
+
+
+def live_curve(fv: FunctionView) -> tuple[np.ndarray, np.ndarray]:
+    """``(steps, live_bytes)``: bytes live at every step ``0 .. steps-1`` on the heaviest
+    execution path (each ``if`` counts its heaviest branch, so without in-place pairs the maximum
+    is ``LB_nest``); a tensor written in place over another shares its bytes, so a pair counts
+    once where both are live (the in-place bound's curve)."""
+    n = fv.steps
+    steps = np.arange(n, dtype=np.int64)
+    if not fv.arena_tensors:
+        return steps, np.zeros(n, np.int64)
+    times, live = inplace_live_profile(_problem(fv))
+    idx = np.searchsorted(times, steps, side="right") - 1
+    out = np.where(idx >= 0, live[np.clip(idx, 0, None)], 0)
+    return steps, out.astype(np.int64)
+
+
+@dataclass(frozen=True)
+class Peak:
+    step: int
+    live_bytes: int
+    tensors: tuple[TensorBox, ...]
+    """Live at the peak on the heaviest path, largest first: what to shrink to lower the peak
+    (a tensor written in place over another one live there is left out: it adds no bytes)."""
+
+
+def peak(fv: FunctionView) -> Peak:
+    """The step where the heaviest path holds the most live bytes (first such step) and the
+    tensors live there, choosing at every ``if`` the branch that makes the peak."""
+    steps, live = live_curve(fv)
+    if len(live) == 0:
+        return Peak(0, 0, ())
+    s = int(np.argmax(live))
+    live_now = [t for t in fv.arena_tensors if t.start <= s < t.end]
+    chosen = _heaviest_paths(live_now)
+    on_path = [t for t in live_now if _on(t.path, chosen)]
+    names = {t.name for t in on_path}
+    on_path = [t for t in on_path if not (t.inplace_of and t.inplace_of in names)]
+    on_path.sort(key=lambda t: (-t.size, t.name))
+    return Peak(s, int(live[s]), tuple(on_path))
+
+
+def _heaviest_paths(tensors: list[TensorBox]) -> dict[Path, int]:
+    """For every branch node (a path prefix ending in an ``if``), the branch chosen: the one whose
+    subtree holds the most bytes among ``tensors``."""
+    weight: dict[Path, int] = {}
+    for t in tensors:
+        for k in range(len(t.path) + 1):
+            weight[t.path[:k]] = weight.get(t.path[:k], 0) + t.size
+    # Children of a node, per if id: weight includes nested choices only approximately (all
+    # descendants), which is exact for the common one-level case and a sound pick otherwise.
+    chosen: dict[Path, int] = {}
+    for p in sorted(weight, key=len):
+        if not p:
+            continue
+        parent, (if_id, branch) = p[:-1], p[-1]
+        key = parent + ((if_id, -1),)
+        best = chosen.get(key)
+        if best is None or weight[p] > weight[parent + ((if_id, best),)]:
+            chosen[key] = branch
+    return chosen
+
+
+def _on(path: Path, chosen: dict[Path, int]) -> bool:
+    for k, (if_id, branch) in enumerate(path):
+        if chosen.get(path[:k] + ((if_id, -1),)) != branch:
+            return False
+    return True
+
+
+__all__ = [
+    "KINDS", "BranchSpan", "FunctionView", "Peak", "PlanView", "RegionTimeline", "StagingBox", "TensorBox",
+    "TimelineEvent", "has_dma", "live_curve", "peak",
+]

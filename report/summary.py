@@ -1,0 +1,79 @@
+"""The text summary of a plan: what Arm Vela's ``--verbose-allocation`` prints, for memopt plans.
+
+Per function: arena, lower bound (and the in-place bound), strategy, the peak step with the
+tensors live there (largest first: what to shrink to lower the peak), the DMA Regions' figures,
+and the per-tensor table (name, size, lifetime, offset, kind). Then the on-chip total (largest
+arena plus the staging buffers ``insert-dma`` placed) and the capacity when one is known.
+Every number is read from the plan (:mod:`memopt.report.model`), none re-planned.
+"""
+
+from __future__ import annotations
+
+from .model import FunctionView, PlanView, has_dma, peak
+
+
+def _table(head: tuple[str, ...], rows: list[tuple], right: set[int]) -> list[str]:
+    cells = [tuple(str(c) for c in r) for r in [head, *rows]]
+    widths = [max(len(r[k]) for r in cells) for k in range(len(head))]
+    out = []
+    for r in cells:
+        out.append("  ".join(c.rjust(w) if k in right else c.ljust(w) for k, (c, w) in enumerate(zip(r, widths))).rstrip())
+    return out
+
+
+def _ratio(a: int, b: int) -> str:
+    return "-" if b == 0 else f"{a / b:.3f}"
+
+
+def function_summary(fv: FunctionView, tensors: bool = True) -> list[str]:
+    lines = [f"function @{fv.name}"]
+    lines.append(f"  arena size           {fv.arena_size} B")
+    if fv.lower_bound_inplace is not None and fv.lower_bound_inplace != fv.lower_bound:
+        lines.append(f"  lower bound          {fv.lower_bound} B (in-place reuse not counted)")
+        lines.append(f"  lower bound in-place {fv.lower_bound_inplace} B (arena / bound = {_ratio(fv.arena_size, fv.lower_bound_inplace)})")
+    else:
+        lines.append(f"  lower bound          {fv.lower_bound} B (arena / bound = {_ratio(fv.arena_size, fv.lower_bound)})")
+    lines.append(f"  strategy             {fv.strategy}")
+    arena = fv.arena_tensors
+    lines.append(f"  tensors              {len(arena)} in the arena" + (
+        f", {len(fv.tensors) - len(arena)} views" if len(fv.tensors) > len(arena) else ""))
+    p = peak(fv)
+    if p.tensors:
+        lines.append(f"  peak                 step {p.step}: {p.live_bytes} B live on the heaviest path")
+        shown = p.tensors[:8]
+        more = f", … {len(p.tensors) - len(shown)} more" if len(p.tensors) > len(shown) else ""
+        lines.append("  live at the peak     " + ", ".join(f"{t.name} ({t.size} B)" for t in shown) + more)
+    if has_dma(fv):
+        lines.append("  DMA regions")
+        rows = [
+            (r.name, r.runs, r.serial, r.pingpong, r.lb, "-" if r.eta is None else f"{r.eta:.2f}")
+            for r in fv.timelines
+        ]
+        lines += ["    " + s for s in _table(("region", "runs", "T_serial", "T_pingpong", "T_lb", "eta"), rows, {1, 2, 3, 4, 5})]
+    if tensors and fv.tensors:
+        lines.append("  tensors")
+        order = sorted(fv.tensors, key=lambda t: (t.start, t.offset, t.name))
+        rows = [(t.name, t.size, f"[{t.start}, {t.end})", t.offset, t.kind) for t in order]
+        lines += ["    " + s for s in _table(("name", "size", "lifetime", "offset", "kind"), rows, {1, 3})]
+    return lines
+
+
+def summary_text(view: PlanView, tensors: bool = True) -> str:
+    """The whole report as text (deterministic: same plan, same bytes)."""
+    lines = [f"memopt-report: {view.source}"]
+    if view.target:
+        lines.append(f"target: {view.target}")
+    for fv in view.functions:
+        lines += function_summary(fv, tensors)
+    if view.staging:
+        lines.append("on-chip")
+        lines.append(f"  staging buffers      " + ", ".join(f"{s.name} {s.size} B @ {s.offset}" for s in view.staging))
+    if view.onchip_size is not None:
+        lines.append(f"  on-chip total        {view.onchip_size} B (largest arena + staging buffers)")
+    if view.capacity is not None:
+        used = view.onchip_size if view.onchip_size is not None else max((f.arena_size for f in view.functions), default=0)
+        lines.append(f"capacity               {view.capacity} B ({'fits' if used <= view.capacity else 'EXCEEDED'}: {used} B used)")
+    return "\n".join(lines) + "\n"
+
+
+__all__ = ["function_summary", "summary_text"]

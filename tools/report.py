@@ -1,0 +1,136 @@
+"""``memopt-report``: see a plan — layout picture, live-bytes curve, DMA timeline, summary.
+
+    memopt-report PLANNED.mlir                  text summary on stdout (Vela-style tables)
+    memopt-report PLANNED.mlir -o plan.html     one self-contained page (pictures, tables, hover)
+    memopt-report PLANNED.mlir -o plan.svg      the pictures of one function (.svg or .png)
+    memopt-report PLAN.csv -o plan.svg          a plan CSV (memopt-pack output, plan-memory export)
+
+The report is read from the plan in the input alone (offsets and arena size from the plan
+attributes, lifetimes from the IR, DMA schedule from its ``dma_start``/``dma_wait`` ops): nothing
+is re-planned, so it shows exactly what was planned. The format follows ``-o``'s extension
+(``.txt``, ``.html``, ``.svg``, ``.png``; stdout is text). A picture shows one function: ``--func``,
+else ``@main``, else the first planned function. Pictures need matplotlib (``pip install
+'memopt[report]'``; the test extra includes it).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+
+from memopt.cli import ArgParser, ToolError, parse_source, run_tool
+
+PROG = "memopt-report"
+FORMATS = ("txt", "html", "svg", "png")
+
+
+def _parser() -> ArgParser:
+    p = ArgParser(prog=PROG, description="see a memory plan: layout, live bytes, DMA timeline, summary")
+    p.add_argument("input_file", help="planned .mlir file, or plan .csv ('-' for stdin: MLIR)")
+    p.add_argument("-o", "--output", default="-",
+                   help="output file; its extension picks the format: .txt .html .svg .png (default: text on stdout)")
+    p.add_argument("--func", default=None, help="function to show (default: every function; pictures: @main, else the first)")
+    p.add_argument("--capacity", type=int, default=None, help="on-chip capacity in bytes to draw and check (default: the target's)")
+    p.add_argument("--target", default=None, help="target description file for the DMA timeline (as insert-dma's target=)")
+    p.add_argument("--no-tensors", action="store_true", help="text: leave out the per-tensor table")
+    return p
+
+
+def _format(path: str) -> str:
+    if path == "-":
+        return "txt"
+    ext = os.path.splitext(path)[1].lower().lstrip(".")
+    if ext not in FORMATS:
+        raise ToolError(f"-o '{path}': unknown extension '.{ext}' (expected one of: {', '.join('.' + f for f in FORMATS)})")
+    return ext
+
+
+def _load(args, text: str, source: str, state: dict):
+    from memopt.diagnostics import MemoptError
+    from memopt.planning import PlanningError
+    from memopt.planning.latency import LatencyError, load_target
+
+    if args.capacity is not None and args.capacity < 0:
+        raise ToolError(f"--capacity must be >= 0, got {args.capacity}")
+    if source.lower().endswith(".csv"):
+        from memopt.report.from_csv import plan_view_of_csv
+
+        try:
+            return plan_view_of_csv(text, source, args.capacity)
+        except PlanningError as e:  # already ``FILE[:LINE]: message``
+            state["file"] = None
+            raise ToolError(str(e)) from None
+    try:
+        target = load_target(args.target)
+    except LatencyError as e:
+        raise ToolError(str(e)) from None
+    module = parse_source(text, source)[1]
+    from memopt.report.from_ir import plan_view
+
+    try:
+        return plan_view(module, source, target, func_name=args.func, capacity=args.capacity)
+    except MemoptError as e:
+        raise ToolError.at_op(e) from None
+
+
+def _picked(view, func_name: str | None):
+    if func_name is not None or len(view.functions) == 1:
+        return view.functions[0]
+    for fv in view.functions:
+        if fv.name == "main":
+            return fv
+    return view.functions[0]
+
+
+def _write(path: str, data: bytes) -> None:
+    try:
+        if path == "-":
+            sys.stdout.buffer.write(data)
+        else:
+            with open(path, "wb") as f:
+                f.write(data)
+    except OSError as e:
+        raise ToolError(f"cannot write '{path}': {e.strerror or e}") from None
+
+
+def _run(argv: Sequence[str], state: dict) -> int:
+    from memopt.diagnostics import MemoptError, read_source
+
+    args = _parser().parse_args(list(argv))
+    fmt = _format(args.output)
+    path = args.input_file
+    state["file"] = "<stdin>" if path == "-" else path
+    try:
+        text = read_source(path)
+    except MemoptError as e:
+        raise ToolError(e.message) from None
+    view = _load(args, text, state["file"], state)
+    if not view.functions:
+        raise ToolError("no planned function in the input")
+    state["file"] = None  # output errors are not located in the input
+    if fmt == "txt":
+        from memopt.report.summary import summary_text
+
+        _write(args.output, summary_text(view, tensors=not args.no_tensors).encode("utf-8"))
+    elif fmt == "html":
+        from memopt.report.html import html_page
+
+        _write(args.output, html_page(view).encode("utf-8"))
+    else:
+        from memopt.report.figures import render
+
+        try:
+            data = render(view, _picked(view, args.func), fmt)
+        except RuntimeError as e:
+            raise ToolError(str(e)) from None
+        _write(args.output, data)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return run_tool(PROG, _run, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
