@@ -78,7 +78,7 @@ def timeline_bars(fv: FunctionView) -> tuple[list[Bar], list[str]]:
     for k, r in enumerate(regions):
         eta = "-" if r.eta is None else f"{r.eta:.2f}"
         runs = f" ×{r.runs}" if r.runs != 1 else ""
-        titles += [f"{r.name}{runs} compute", f"T_serial {r.serial}  T_lb {r.lb}  η {eta}   DMA"]
+        titles += [f"{r.name}{runs}\nT {r.pingpong} (serial {r.serial}) η {eta}", "DMA"]
         for e in r.events:
             row = 2 * k + (0 if e.lane in ("compute", "wait") else 1)
             bars.append(Bar(row, e.lane, e.start, e.end, e.label))
@@ -171,9 +171,9 @@ def draw_layout(ax, fig, fv: FunctionView, view: PlanView | None = None, prefix:
                 fontsize=6, va="bottom", clip_on=True, transform=ax.get_xaxis_transform())
     _add_rects(ax, rects)
     _label_rects(ax, fig, rects)
-    lines = [("arena size", fv.arena_size, "#d62728"), ("lower bound", fv.lower_bound, "#2ca02c")]
+    lines = [("arena", fv.arena_size, "#d62728"), ("LB", fv.lower_bound, "#2ca02c")]
     if fv.lower_bound_inplace is not None and fv.lower_bound_inplace != fv.lower_bound:
-        lines.append(("lower bound in-place", fv.lower_bound_inplace, "#17becf"))
+        lines.append(("LB in-place", fv.lower_bound_inplace, "#17becf"))
     if capacity is not None and capacity <= top * 1.04:
         lines.append(("capacity", capacity, "#9467bd"))
     _hlines(ax, steps, lines)
@@ -259,7 +259,13 @@ def render(view: PlanView, fv: FunctionView, fmt: str, series: tuple = (), prefi
     staging = bool(view.staging)
     n_rows = len(timeline_bars(fv)[1]) if dma else 0
     heights = ([1.0] if staging else []) + [5, 2.5] + ([max(1.5, 0.35 * n_rows)] if dma else [])
-    fig, axes = plt.subplots(len(heights), 1, figsize=(11, sum(heights) + 1), height_ratios=heights, layout="constrained")
+    # A fixed layout, not matplotlib's constrained one: that one iterates on text extents and
+    # can move the axes by a fraction of a pixel between renders, which changes the SVG's ids.
+    total = sum(heights) + 0.6 * len(heights) + 0.8
+    fig, axes = plt.subplots(
+        len(heights), 1, figsize=(11, total), height_ratios=heights,
+        gridspec_kw=dict(left=0.16, right=0.83, top=1 - 0.55 / total, bottom=0.45 / total, hspace=0.6 * len(heights) / sum(heights)),
+    )
     try:
         k = 0
         title_ax = axes[0]
