@@ -10,7 +10,9 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import re
 import sys
+import threading
 from typing import TYPE_CHECKING, Callable, NoReturn, Sequence
 
 if TYPE_CHECKING:  # xDSL is imported only by the tools that parse IR (memopt-pack does not)
@@ -35,6 +37,10 @@ class ToolError(Exception):
         return ToolError(e.message, *(loc if loc is not None else (None, None)))
 
 
+class OutputError(ToolError):
+    """A failure to write a result: reported without the input file's name."""
+
+
 class ArgParser(argparse.ArgumentParser):
     """argparse whose usage errors become one-line :class:`ToolError` s."""
 
@@ -45,6 +51,83 @@ class ArgParser(argparse.ArgumentParser):
 def one_line(msg: str) -> str:
     """Join a (possibly multi-line) message into one line."""
     return " ".join(p.strip() for p in str(msg).splitlines() if p.strip())
+
+
+def escape_controls(text: str) -> str:
+    """``text`` with control characters (NUL, newline, escape, DEL ...) spelled as ``\\xNN``
+    escapes, so a hostile file name or input byte can neither split an error line nor reach the
+    terminal raw."""
+    return "".join(c if c.isprintable() or c == " " else f"\\x{ord(c):02x}" if ord(c) < 256 else f"\\u{ord(c):04x}"
+                   for c in text)
+
+
+class _ClosedStream:
+    """Stands in for ``sys.stdin``/``sys.stdout`` when the process was started with that file
+    descriptor closed (``<&-``, ``>&-``): Python then sets them to None, and the first read or
+    write would be an AttributeError. Using one is a user error, said in one line."""
+
+    def __init__(self, what: str):
+        self.what = what
+
+    def _fail(self, *args, **kwargs):
+        raise (OutputError if self.what == "standard output" else ToolError)(f"cannot use {self.what}: it is closed")
+
+    read = readline = write = _fail
+
+    def flush(self) -> None:
+        pass
+
+    @property
+    def buffer(self):
+        self._fail()
+
+
+def read_input(path: str | None) -> str:
+    """The text of an input (None or ``-``: standard input) with one-line errors: missing file,
+    directory, unreadable, not UTF-8 (with the offset of the first bad byte). A UTF-8 byte order
+    mark is dropped (editors on Windows write one)."""
+    try:
+        if path in (None, "-"):
+            raw = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read()
+        else:
+            with open(path, "rb") as fh:
+                raw = fh.read()
+    except FileNotFoundError:
+        raise ToolError("could not open input file: no such file or directory") from None
+    except IsADirectoryError:
+        raise ToolError("could not open input file: is a directory") from None
+    except OSError as e:
+        raise ToolError(f"could not read input: {e.strerror or e}") from None
+    if isinstance(raw, str):
+        return raw
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ToolError(f"input is not UTF-8 text (invalid byte 0x{raw[e.start]:02x} at offset {e.start})") from None
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+def write_output(path: str | None, data: str | bytes) -> None:
+    """The one place tools write their result: ``path`` (None or ``-``: standard output).
+
+    Every failure — a closed stdout, a full device, a directory or unwritable path — is a
+    one-line :class:`ToolError`, never a traceback or an "internal error"."""
+    to_stdout = path in (None, "-")
+    where = "standard output" if to_stdout else f"'{escape_controls(str(path))}'"
+    try:
+        if to_stdout:
+            if isinstance(data, bytes):
+                sys.stdout.buffer.write(data)
+            else:
+                sys.stdout.write(data)
+            sys.stdout.flush()
+        else:
+            with open(path, "wb") as f:  # type: ignore[arg-type]
+                f.write(data if isinstance(data, bytes) else data.encode("utf-8"))
+    except BrokenPipeError:
+        raise
+    except OSError as e:
+        raise OutputError(f"cannot write {where}: {e.strerror or e}") from None
 
 
 def parse_source(text: str, filename: str, *, allow_unregistered: bool = False):
@@ -59,6 +142,12 @@ def parse_source(text: str, filename: str, *, allow_unregistered: bool = False):
     )
     from memopt.tools.opt import make_context
 
+    from memopt.planning.numbers import INT64_RANGE, out_of_range_literals
+
+    if not text.strip():
+        raise ToolError("the input is empty (expected an MLIR module)")
+    for offset, literal in out_of_range_literals(text):
+        raise ToolError(f"integer {literal} is out of the 64-bit integer range {INT64_RANGE}", *_line_col(text, offset))
     ctx = make_context()
     ctx.allow_unregistered = allow_unregistered
     lp = LocatedParser(ctx, text, filename)
@@ -66,7 +155,17 @@ def parse_source(text: str, filename: str, *, allow_unregistered: bool = False):
         module = lp.parse_module()
     except ParseError as e:
         loc = e.span.get_location()
-        raise ToolError(parse_error_message(e), loc.line, loc.col) from None
+        msg = parse_error_message(e)
+        opened = _unclosed_brace(text)
+        if opened is not None and (msg == "in block definition" or e.span.start >= len(text.rstrip())):
+            line, col = _line_col(text, opened)
+            raise ToolError(f"unexpected end of input: the '{{' opened at line {line}, column {col} is never closed",
+                            *_line_col(text, len(text.rstrip()))) from None
+        if msg.startswith("Could not parse entire input"):
+            if not _strip_comments(text).strip():
+                raise ToolError("the input has no MLIR module (only comments and whitespace)") from None
+            msg = "unexpected text after the end of the module (an extra '}'?)"
+        raise ToolError(msg, loc.line, loc.col) from None
     except DiagnosticException as e:  # e.g. attribute verification while parsing
         loc = lp._current_token.span.get_location()  # pyright: ignore[reportPrivateUsage]
         raise ToolError(exception_message(e), loc.line, loc.col) from None
@@ -77,38 +176,126 @@ def parse_source(text: str, filename: str, *, allow_unregistered: bool = False):
     return ctx, module
 
 
+
+
+def _strip_comments(text: str) -> str:
+    return "".join(m for m in re.split(r'//[^\n]*', text))
+
+
+def _unclosed_brace(text: str) -> int | None:
+    """Offset of the innermost ``{`` never closed (strings and comments skipped), else None."""
+    stack: list[int] = []
+    for m in re.finditer(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|[{}]', text):
+        tok = m.group(0)
+        if tok == "{":
+            stack.append(m.start())
+        elif tok == "}":
+            if stack:
+                stack.pop()
+    return stack[-1] if stack else None
+
+
+def _line_col(text: str, offset: int) -> tuple[int, int]:
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
 def run_tool(prog: str, run: Callable[[list[str], dict], int], argv: Sequence[str] | None) -> int:
     """Run ``run(argv, state)`` under the one-line error policy; ``state["file"]`` names the
     input for error prefixes once the tool knows it."""
     if argv is None:
         argv = sys.argv[1:]
+    if sys.stdin is None:
+        sys.stdin = _ClosedStream("standard input")  # type: ignore[assignment]
+    if sys.stdout is None:
+        sys.stdout = _ClosedStream("standard output")  # type: ignore[assignment]
+    if sys.stderr is None:  # nowhere to report anything: exit codes only
+        sys.stderr = io.StringIO()
     state: dict = {}
     try:
-        code = run(list(argv), state)
+        code = _with_deep_stack(lambda: run(list(argv), state))
+        sys.stdout.flush()
     except ToolError as e:
-        where = state.get("file")
+        where = None if isinstance(e, OutputError) else state.get("file")
         prefix = ""
         if where is not None:
+            where = escape_controls(str(where))
             prefix = f"{where}:{e.line}:{e.col}: " if e.line is not None else f"{where}: "
-        sys.stderr.write(f"{prog}: error: {prefix}{one_line(e.message)}\n")
+        sys.stderr.write(f"{prog}: error: {prefix}{escape_controls(one_line(e.message))}\n")
+        code = 1
+    except OSError as e:
+        if isinstance(e, BrokenPipeError):
+            raise
+        # A late flush of standard output (full device, I/O error): still a one-line error.
+        sys.stderr.write(f"{prog}: error: cannot write standard output: {escape_controls(e.strerror or str(e))}\n")
+        _silence_stdout()
         code = 1
     except BrokenPipeError:
         # The consumer closed the pipe (e.g. `| head`): not an error of ours.
-        try:
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        except (OSError, ValueError, io.UnsupportedOperation):
-            pass
+        _silence_stdout()
         code = 0
     except KeyboardInterrupt:
         sys.stderr.write(f"{prog}: error: interrupted\n")
         code = 130
     except SystemExit as e:  # --help
         code = e.code if isinstance(e.code, int) else 0
+    except RecursionError:
+        sys.stderr.write(f"{prog}: error: input nested too deeply to process\n")
+        code = 1
+    except MemoryError:
+        sys.stderr.write(f"{prog}: error: out of memory\n")
+        code = 1
     except BaseException as e:  # noqa: BLE001 - never show a traceback
-        sys.stderr.write(f"{prog}: error: internal error: {type(e).__name__}: {one_line(str(e))}\n")
+        sys.stderr.write(f"{prog}: error: internal error: {type(e).__name__}: {escape_controls(one_line(str(e)))}\n")
         code = 2
     try:
         sys.stdout.flush()
-    except BrokenPipeError:
-        pass
+    except (OSError, ValueError):
+        _silence_stdout()
     return code
+
+
+DEEP_STACK_BYTES = 512 << 20
+RECURSION_LIMIT = 200_000
+
+
+def _with_deep_stack(fn: Callable[[], int]) -> int:
+    """Run ``fn`` in a thread with a large stack and recursion limit. Why: xDSL's parser, printer
+    and verifier, and memopt's region walks, recurse once per nesting level (several frames
+    each), so the interpreter's defaults stop at about a hundred nested ``if``/``loop`` regions;
+    real control-flow graphs are shallower, hostile ones are not, and a refusal there would be
+    a limit of the tool, not of the input. Exceptions are re-raised in the caller."""
+    result: dict = {}
+
+    def target() -> None:
+        try:
+            result["value"] = fn()
+        except BaseException as e:  # noqa: BLE001 - handed to run_tool's policy
+            result["error"] = e
+
+    old_limit = sys.getrecursionlimit()
+    try:
+        old_size = threading.stack_size(DEEP_STACK_BYTES)
+    except (ValueError, RuntimeError):  # platform without settable thread stacks
+        return fn()
+    sys.setrecursionlimit(max(old_limit, RECURSION_LIMIT))
+    try:
+        t = threading.Thread(target=target, name="memopt-main", daemon=True)
+        t.start()
+        while t.is_alive():
+            t.join(0.1)
+    finally:
+        threading.stack_size(old_size)
+        sys.setrecursionlimit(old_limit)
+    if "error" in result:
+        raise result["error"]
+    return result["value"]
+
+
+def _silence_stdout() -> None:
+    """Point fd 1 at /dev/null so the interpreter's exit-time flush of unwritten output cannot
+    print a traceback after the one-line error."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+    except (OSError, ValueError, io.UnsupportedOperation):
+        pass

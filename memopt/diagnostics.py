@@ -10,6 +10,7 @@ Passes report errors with ``raise MemoptError("message", op)``; the driver print
 
 from __future__ import annotations
 
+import bisect
 import sys
 import weakref
 
@@ -72,11 +73,26 @@ def locate(op: Operation | None) -> tuple[int, int] | None:
 class LocatedParser(Parser):
     """An xDSL parser recording the (line, col) at which each operation starts."""
 
+    def line_col(self, offset: int) -> tuple[int, int]:
+        """(line, col), 1-based, of a character offset: a bisection in the line-start table,
+        built once. xDSL's ``Span.get_location`` counts the newlines from the start of the file
+        for every call, which made parsing quadratic in the number of ops."""
+        starts = getattr(self, "_line_starts", None)
+        if starts is None:
+            text = self.lexer.input.content
+            starts = [0]
+            pos = text.find("\n")
+            while pos >= 0:
+                starts.append(pos + 1)
+                pos = text.find("\n", pos + 1)
+            self._line_starts = starts
+        k = bisect.bisect_right(starts, offset) - 1
+        return k + 1, offset - starts[k] + 1
+
     def parse_operation(self) -> Operation:
-        start = self._current_token.span
+        start = self._current_token.span.start
         op = super().parse_operation()
-        loc = start.get_location()
-        _LOCATIONS[op] = (loc.line, loc.col)
+        _LOCATIONS[op] = self.line_col(start)
         return op
 
     def _get_op_by_name(self, name: str) -> type[Operation]:
@@ -119,18 +135,14 @@ def exception_message(e: BaseException) -> str:
 
 
 def read_source(path: str | None) -> str:
-    """The text of an input file (``None`` or ``-``: stdin), with one-line errors for the tools."""
-    if path in (None, "-"):
-        return sys.stdin.read()
+    """The text of an input file (``None`` or ``-``: stdin), with one-line errors for the tools
+    (:func:`memopt.cli.read_input`, raised as :class:`MemoptError`)."""
+    from memopt.cli import ToolError, read_input
+
     try:
-        with open(path, encoding="utf-8") as fh:
-            return fh.read()
-    except FileNotFoundError:
-        raise MemoptError("could not open input file: no such file or directory") from None
-    except IsADirectoryError:
-        raise MemoptError("could not open input file: is a directory") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise MemoptError(f"could not read input file: {' '.join(str(e).split())}") from None
+        return read_input(path)
+    except ToolError as e:
+        raise MemoptError(e.message) from None
 
 
 def check_dominance(module: ModuleOp) -> None:
@@ -168,6 +180,35 @@ def check_dominance(module: ModuleOp) -> None:
                 raise MemoptError(f"{name} is used before it is defined", user)
 
 
+def check_type_sizes(module: ModuleOp) -> None:
+    """Reject shaped types (tensor, memref) whose byte size does not fit a signed 64-bit integer:
+    every size downstream is an ``int64``; a larger one would overflow in numpy or wrap in an
+    ``i64`` attribute. Located at the op that defines the value."""
+    from xdsl.dialects.builtin import MemRefType, TensorType
+
+    from memopt.planning.numbers import INT64_MAX
+
+    def check(t, op: Operation) -> None:
+        if not isinstance(t, TensorType | MemRefType):
+            return
+        n = 1
+        for d in t.get_shape():
+            if d < 0:
+                return  # dynamic: left to the passes that care
+            n *= d
+        bits = getattr(t.element_type, "bitwidth", 8) or 8
+        if n * -(-bits // 8) > INT64_MAX:
+            raise MemoptError(f"type {t} holds {n} elements, beyond the 64-bit byte range", op)
+
+    for op in module.walk():
+        for r in op.results:
+            check(r.type, op)
+        for region in op.regions:
+            for block in region.blocks:
+                for a in block.args:
+                    check(a.type, op)
+
+
 def verify_located(module: ModuleOp) -> None:
     """Verify ``module`` op by op (innermost first) and raise a MemoptError located at
     the first op that fails to verify."""
@@ -183,6 +224,7 @@ def verify_located(module: ModuleOp) -> None:
             if msg.startswith(f"'{name}' "):
                 msg = msg[len(name) + 3 :]
             raise MemoptError(f"'{name}' op {msg}", op) from e
+    check_type_sizes(module)
     check_dominance(module)
     # Block/region-level invariants (e.g. missing terminators) are only checked by
     # nested verification; run it once as a catch-all.

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from memopt.diagnostics import MemoptError
+from memopt.passes.options import option
 from memopt.planning.latency import LatencyError, Target, load_target
 
 
@@ -18,12 +19,17 @@ from memopt.planning.latency import LatencyError, Target, load_target
 class TargetOptions:
     """``target`` (a ``key = value`` file) and per-field overrides of it (None: keep)."""
 
-    target: str | None = None
-    macs_per_cycle: int | None = None
-    dma_bytes_per_cycle: int | None = None
-    dma_latency: int | None = None
-    dma_issue: int | None = None
-    capacity: int | None = None
+    target: str | None = option(None, "target description file (key = value lines; see docs/dma.md)",
+                                values='path (quote it in -p pipelines: target="npu.target")')
+    macs_per_cycle: int | None = option(None, "override the target's multiply-accumulates per core cycle (built-in 256)", values="integer >= 1")
+    dma_bytes_per_cycle: int | None = option(None, "override the target's DMA bytes per cycle (built-in 8)", values="integer >= 1")
+    dma_latency: int | None = option(None, "override the target's cycles before a transfer's first byte (built-in 200)", values="integer >= 0")
+    dma_issue: int | None = option(None, "override the target's core cycles to issue a transfer (built-in 32)", values="integer >= 0")
+    capacity: int | None = option(None, "override the target's on-chip bytes the arena plus staging buffers must fit (built-in unlimited)",
+                                  values="integer >= 0")
+
+    def validate(self) -> None:
+        target_from_options(self, getattr(self, "name", "target"))
 
     def build_target(self, pass_name: str) -> Target:
         """The target these options describe; a bad one is a one-line ``MemoptError``."""

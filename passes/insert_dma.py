@@ -79,6 +79,7 @@ from memopt.dialects.memopt import (
 from memopt.passes.dma_layout import dma_buffers, onchip_total, place_dma_buffers, planned_arenas
 from memopt.passes.dma_profile import offchip_profile, weight_uses
 from memopt.passes.dma_regions import Region, cut_function, regions
+from memopt.passes.options import option
 from memopt.passes.dma_target import TargetOptions, target_from_options
 from memopt.passes.lifetime import planned_functions
 from memopt.planning import align_up
@@ -183,11 +184,19 @@ class InsertDmaPass(TargetOptions, ModulePass):
 
     name = "insert-dma"
 
-    mode: str = "always"
-    buffers: int | None = None
-    ring: int | str | None = None
-    ring_loss: float | int | None = None
-    alignment: int = 16
+    mode: str = option("always", "always: every weight load; auto: keep the cheapest schedule the latency model finds",
+                       choices=MODES)
+    buffers: int | None = option(None, "staging buffers rotated per Region (unset: 2, the LUNA paper's ping-pong)",
+                                 values="integer >= 2")
+    ring: int | str | None = option(None, "one ring staging buffer of variable-size slots instead of buffers",
+                                    values="BYTES (integer > 0) | auto")
+    ring_loss: float | int | None = option(None, "ring=auto only: the eta it may lose against unlimited look-ahead",
+                                           values="number in [0, 1] (unset: 0.01)")
+    alignment: int = option(16, "byte alignment of weights in a buffer and of the buffers on chip",
+                            values="power of two >= 1")
+
+    def validate(self) -> None:
+        self.check_options()
 
     def check_options(self) -> Target:
         if self.mode not in MODES:

@@ -48,6 +48,7 @@ for ``serial``, joint steps otherwise).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -59,13 +60,15 @@ from memopt.diagnostics import MemoptError
 from memopt.passes.lifetime import (
     CONTROL_FLOW_MODES, FunctionLifetimes, analyze_function, if_spans, planned_functions,
 )
+from memopt.passes.options import option
 from memopt.passes.plan_io import write_plan
 from memopt.planning import (
-    PlanningError, Solution, Strategy, lower_bound, lower_bound_inplace, make_strategy, validate,
+    PlanningError, Solution, Strategy, lower_bound, lower_bound_inplace, make_strategy, strategy_names, validate,
 )
 from memopt.planning.strategies import strategy_options
 from memopt.planning.control_flow import flat_problem, plan_joint, plan_merge, with_mode
 from memopt.planning.csvio import write_rows
+from memopt.planning.numbers import INT64_MAX
 
 LB_INPLACE_ATTR = "memopt.lower_bound_inplace"
 
@@ -87,8 +90,8 @@ def check_options(
         )
     if capacity is not None and capacity < 0:
         raise MemoptError(f"plan-memory: capacity must be >= 0, got {capacity}")
-    if budget is not None and budget <= 0:
-        raise MemoptError(f"plan-memory: budget must be > 0 seconds, got {budget}")
+    if budget is not None and not (math.isfinite(budget) and budget > 0):
+        raise MemoptError(f"plan-memory: budget must be a finite number > 0 (seconds), got {budget}")
 
 
 @dataclass(frozen=True)
@@ -109,6 +112,8 @@ def plan_function_memory(
 ) -> FunctionPlan:
     """Plan one function in one control-flow mode (see module docstring); validated."""
     joint = analyze_function(f, mode="joint", inplace=inplace, alignment=alignment)
+    if sum(b.size + b.alignment for b in joint.problem.buffers) > INT64_MAX:
+        raise MemoptError("the function's tensors total more bytes than a 64-bit arena can address", f)
     lb = lower_bound(joint.problem)
     lb_inplace = lower_bound_inplace(joint.problem)
     spans = if_spans(joint.numbering)
@@ -148,15 +153,28 @@ class PlanMemoryPass(ModulePass):
 
     name = "plan-memory"
 
-    strategy: str = "best"
-    alignment: int = 16
-    inplace: bool = True
-    control_flow: str = "joint"
-    capacity: int | None = None
-    budget: float | int | None = None
-    export: str | None = None
-    match_range: str | int | float = "auto"
-    num_groups: int = 1
+    strategy: str = option("best", "planning strategy; best runs them all and keeps the smallest arena",
+                           choices=strategy_names)
+    alignment: int = option(16, "byte alignment of every offset", values="power of two >= 1")
+    inplace: bool = option(True, "let an op with an inplace hint overwrite an input that dies there")
+    control_flow: str = option("joint", "how the branches of an if share memory (see docs)",
+                               choices=CONTROL_FLOW_MODES)
+    capacity: int | None = option(None, "fail when an arena (plus DMA staging buffers) exceeds this many bytes",
+                                  values="integer >= 0")
+    budget: float | int | None = option(None, "seconds for anytime strategies (search); admits them into best",
+                                        values="number > 0")
+    export: str | None = option(None, "also write the plan as CSV id,lower,upper,size,offset to this file",
+                                values='path (quote it in -p pipelines: export="out/plan.csv")')
+    match_range: str | int | float = option("auto", "nnvm only: NNVM's match range of block sizes",
+                                            values="number >= 0 | auto (search 1..32)")
+    num_groups: int = option(1, "nnvm only: parallel colour groups whose freed blocks are not shared",
+                             values="integer >= 1")
+
+    def validate(self) -> None:
+        check_options(
+            self.strategy, self.alignment, self.control_flow, self.capacity, self.budget,
+            self.match_range, self.num_groups,
+        )
 
     def _strategy(self) -> Strategy:
         return make_strategy(self.strategy, **strategy_options(

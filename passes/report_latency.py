@@ -32,6 +32,7 @@ from memopt.dialects.memopt import ComputeOp
 from memopt.passes.dma_profile import op_profile, scheduled_items, weight_uses
 from memopt.passes.dma_regions import ControlFlow, Node, Region, cut_function
 from memopt.passes.dma_target import TargetOptions
+from memopt.passes.options import option
 from memopt.passes.lifetime import planned_functions
 from memopt.planning.latency import Target, Timing, lower_bound_time, serial_time, simulate
 
@@ -107,7 +108,8 @@ class ReportLatencyPass(TargetOptions, ModulePass):
 
     name = "report-latency"
 
-    output: str | None = None
+    output: str | None = option(None, "file to write the report to (unset: stderr)",
+                                values='path (quote it in -p pipelines: output="lat.txt")')
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         target = self.build_target("report-latency")

@@ -10,18 +10,29 @@ import csv
 import io
 from typing import Iterable
 
+from .numbers import INT64_MAX, parse_int64
 from .problem import Buffer, PlanningError, Problem, Solution
 
 REQUIRED = ("id", "lower", "upper", "size")
 
 
 def read_problem(text: str, source: str = "<csv>") -> tuple[Problem, list[int] | None]:
-    """Parse CSV text into a problem and, when an ``offset`` column exists, its offsets."""
+    """Parse CSV text into a problem and, when an ``offset`` column exists, its offsets.
+
+    Every field is checked where it is read (:mod:`memopt.planning.numbers`: ASCII integers in
+    the 64-bit range); a row with fewer or more fields than the header, a blank id or an id seen
+    before (with the line of its first use) is an error naming the line. A UTF-8 byte order
+    mark before the header is ignored.
+    """
+    if text.startswith("\ufeff"):
+        text = text[1:]
     reader = csv.reader(io.StringIO(text))
     try:
         header = next(reader)
     except StopIteration:
         raise PlanningError(f"{source}:1: empty file (expected header {','.join(REQUIRED)})") from None
+    except csv.Error as e:
+        raise PlanningError(f"{source}:1: malformed CSV: {e}") from None
     header = [h.strip() for h in header]
     missing = [c for c in REQUIRED if c not in header]
     if missing:
@@ -29,32 +40,45 @@ def read_problem(text: str, source: str = "<csv>") -> tuple[Problem, list[int] |
     col = {name: header.index(name) for name in header}
     buffers: list[Buffer] = []
     offsets: list[int] | None = [] if "offset" in col else None
-    for line_no, row in enumerate(reader, start=2):
+    first_line: dict[str, int] = {}
+    line_no = 1
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as e:
+            raise PlanningError(f"{source}:{reader.line_num}: malformed CSV: {e}") from None
+        line_no = reader.line_num
         if not row or all(not c.strip() for c in row):
             continue
-        if len(row) < len(header):
-            raise PlanningError(f"{source}:{line_no}: expected {len(header)} fields, got {len(row)}")
+        if len(row) != len(header):
+            raise PlanningError(f"{source}:{line_no}: expected {len(header)} fields (as the header), got {len(row)}")
 
         def num(name: str, default: int | None = None) -> int:
             if name not in col:
                 assert default is not None
                 return default
-            raw = row[col[name]].strip()
             try:
-                return int(raw)
-            except ValueError:
-                raise PlanningError(f"{source}:{line_no}: {name} '{raw}' is not an integer") from None
+                return parse_int64(row[col[name]], name)
+            except ValueError as e:
+                raise PlanningError(f"{source}:{line_no}: {e}") from None
 
-        fields = dict(
-            id=row[col["id"]].strip(), size=num("size"), start=num("lower"), end=num("upper"),
-            alignment=num("alignment", 1),
-        )
+        ident = row[col["id"]].strip()
+        if not ident:
+            raise PlanningError(f"{source}:{line_no}: blank id")
+        if ident in first_line:
+            raise PlanningError(f"{source}:{line_no}: duplicate id '{ident}' (first used on line {first_line[ident]})")
+        first_line[ident] = line_no
+        fields = dict(id=ident, size=num("size"), start=num("lower"), end=num("upper"), alignment=num("alignment", 1))
         try:
             buffers.append(Buffer(**fields))
         except PlanningError as e:
             raise PlanningError(f"{source}:{line_no}: {e}") from None
         if offsets is not None:
             offsets.append(num("offset"))
+    if sum(b.size + b.alignment for b in buffers) > INT64_MAX:
+        raise PlanningError(f"{source}: the buffers' total size exceeds the 64-bit range (an arena could not be addressed)")
     try:
         return Problem.of(buffers), offsets
     except PlanningError as e:

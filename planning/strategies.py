@@ -14,6 +14,8 @@ strategies (``megengine``, ``nnvm``, ``search`` ...) join with :func:`register_s
 
 from __future__ import annotations
 
+import math
+
 from abc import ABC, abstractmethod
 from typing import Callable, ClassVar
 
@@ -216,6 +218,10 @@ def strategy_options(
             mr = float(match_range)
         except ValueError:
             raise PlanningError(f"match-range must be a number >= 0 or 'auto', got '{match_range}'") from None
+    if mr != "auto" and not (isinstance(mr, int | float) and math.isfinite(mr) and mr >= 0):
+        raise PlanningError(f"match-range must be a number >= 0 or 'auto', got '{match_range}'")
+    if not isinstance(num_groups, int) or num_groups < 1:
+        raise PlanningError(f"num-groups must be an integer >= 1, got {num_groups}")
     nnvm = {"match_range": mr, "num_groups": num_groups}
     search: dict = {"capacity": capacity} if capacity is not None else {}
     if budget is not None:

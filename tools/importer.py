@@ -12,7 +12,7 @@ import io
 import sys
 from collections.abc import Sequence
 
-from memopt.cli import ArgParser, ToolError, one_line, run_tool
+from memopt.cli import ArgParser, ToolError, one_line, run_tool, write_output
 
 PROG = "memopt-import"
 
@@ -51,14 +51,7 @@ def _run(argv: list[str], state: dict) -> int:
     out = io.StringIO()
     Printer(stream=out).print_op(result.module)
     out.write("\n")
-    if args.output_file in (None, "-"):
-        sys.stdout.write(out.getvalue())
-    else:
-        try:
-            with open(args.output_file, "w", encoding="utf-8") as f:
-                f.write(out.getvalue())
-        except OSError as e:
-            raise ToolError(f"could not write output file '{args.output_file}': {e.strerror}") from None
+    write_output(args.output_file, out.getvalue())
     return 0
 
 

@@ -22,7 +22,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, get_type_hints
 
-from memopt.cli import ArgParser, ToolError, one_line, parse_source, run_tool
+from memopt.cli import ArgParser, ToolError, one_line, parse_source, run_tool, write_output
 
 PROG = "memopt-opt"
 
@@ -36,29 +36,9 @@ def _available_passes() -> dict[str, Callable[[], type]]:
     return get_all_passes()
 
 
-def _pass_options(cls: type) -> list[tuple[str, str, str | None]]:
-    """(cli-name, type, default) for each option of a pass dataclass."""
-    out: list[tuple[str, str, str | None]] = []
-    try:
-        hints = get_type_hints(cls)
-    except Exception:
-        hints = {}
-    for f in dataclasses.fields(cls):
-        if f.name == "name" or not f.init:
-            continue
-        t = hints.get(f.name, f.type)
-        tname = getattr(t, "__name__", None) or str(t)
-        if f.default is not dataclasses.MISSING:
-            default: str | None = repr(f.default)
-        elif f.default_factory is not dataclasses.MISSING:  # type: ignore[misc]
-            default = repr(f.default_factory())  # type: ignore[misc]
-        else:
-            default = None
-        out.append((f.name.replace("_", "-"), str(tname), default))
-    return out
-
-
 def _passes_help() -> str:
+    from memopt.passes.options import option_help
+
     lines = ["passes (as -p 'name{opt=val ...},...' or --name[=opt=val ...]):"]
     for name, factory in _available_passes().items():
         try:
@@ -70,10 +50,23 @@ def _passes_help() -> str:
         summary = doc[0] if doc and not doc[0].startswith(cls.__name__ + "(") else ""
         summary = summary or f"({cls.__module__}.{cls.__name__})"
         lines.append(f"  --{name:<22} {summary}".rstrip())
-        for opt, tname, default in _pass_options(cls):
-            d = f" (default: {default})" if default is not None else " (required)"
-            lines.append(f"      {opt}: {tname}{d}")
+        for text in option_help(cls):
+            lines.append(f"      {text}")
+    lines.append("option values containing '/', spaces or '{}' must be quoted in -p pipelines: "
+                 "-p 'plan-memory{export=\"out/plan.csv\"}'")
     return "\n".join(lines) + "\n"
+
+
+def _duplicate_option(text: str) -> str | None:
+    """The first option given twice in one ``name{...}`` of a pipeline (xDSL keeps the last)."""
+    for body in re.findall(r"\{([^{}]*)\}", text):
+        seen: set[str] = set()
+        for key in re.findall(r'(?:^|\s)([A-Za-z_][\w-]*)\s*=(?:"[^"]*"|\S*)', body):
+            key = key.replace("_", "-")
+            if key in seen:
+                return key
+            seen.add(key)
+    return None
 
 
 _PLAIN_VALUE = re.compile(r"^[A-Za-z0-9_.+,-]*$")
@@ -140,17 +133,28 @@ def _build_pipeline(items: list[tuple[str, str]]) -> list[Any]:
     from xdsl.utils.exceptions import ArgSpecParseError
 
     from memopt.diagnostics import MemoptError
+    from memopt.passes.options import validate_pass
 
     available = _available_passes()
     passes: list[Any] = []
     for kind, text in items:
+        shown = f"--{text}" if kind == "pass" else text
         try:
             specs = list(parse_pipeline(text))
         except ArgSpecParseError as e:
             lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
             what = lines[-1] if lines else "syntax error"
-            shown = f"--{text}" if kind == "pass" else text
+            unquoted = re.search(r'([\w-]+)=([^\s"{},]*[/\\:~][^\s"{},]*)', text)
+            if unquoted:
+                key, value = unquoted.groups()
+                raise ToolError(
+                    f"invalid pass pipeline '{shown}': the value of '{key}' must be quoted because it "
+                    f"contains '/' or ':' (write {key}=\"{value}\")"
+                ) from None
             raise ToolError(f"invalid pass pipeline '{shown}': {what}") from None
+        dup = _duplicate_option(text)
+        if dup is not None:
+            raise ToolError(f"invalid pass pipeline '{shown}': option '{dup}' is given twice")
         for spec in specs:
             if spec.name not in available:
                 known = ", ".join(available)
@@ -175,11 +179,12 @@ def _build_pipeline(items: list[tuple[str, str]]) -> list[Any]:
                         f"'{spec.name}' (valid options: {opts})"
                     )
             try:
-                passes.append(cls.from_pass_spec(spec))
+                p = cls.from_pass_spec(spec)
+                validate_pass(p, spec.name)
+                passes.append(p)
             except (ValueError, MemoptError) as e:
-                raise ToolError(
-                    f"invalid options for pass '{spec.name}': {one_line(str(e))}"
-                ) from None
+                msg = one_line(str(e)).removeprefix(f"{spec.name}: ")
+                raise ToolError(f"invalid options for pass '{spec.name}': {msg}") from None
     return passes
 
 
@@ -264,7 +269,6 @@ def _run(argv: Sequence[str], state: dict[str, str]) -> int:
         parser.print_help(sys.stdout)
         return 0
     path = args.input_file
-    state["file"] = "<stdin>" if path in (None, "-") else path
     if unknown:
         bad = unknown[0]
         if bad.startswith("--"):
@@ -274,9 +278,10 @@ def _run(argv: Sequence[str], state: dict[str, str]) -> int:
             )
         raise ToolError(f"unrecognized argument '{bad}'")
 
-    passes = _build_pipeline(items)
+    passes = _build_pipeline(items)  # option errors are not located in the input
+    state["file"] = "<stdin>" if path in (None, "-") else path
     if args.print_pipeline:
-        sys.stdout.write(",".join(str(p) for p in passes) + "\n")
+        write_output(None, ",".join(str(p) for p in passes) + "\n")
         return 0
 
     # ---- read input
@@ -308,17 +313,7 @@ def _run(argv: Sequence[str], state: dict[str, str]) -> int:
     printer.print_metadata(ctx.loaded_dialects)
     out.write("\n")
     result = out.getvalue()
-    if args.output_file is None or args.output_file == "-":
-        sys.stdout.write(result)
-        sys.stdout.flush()
-    else:
-        try:
-            with open(args.output_file, "w", encoding="utf-8") as f:
-                f.write(result)
-        except OSError as e:
-            raise ToolError(
-                f"could not write output file '{args.output_file}': {e.strerror or e}"
-            ) from None
+    write_output(args.output_file, result)
     return 0
 
 

@@ -12,9 +12,10 @@ import argparse
 import sys
 import time
 
-from memopt.cli import ArgParser, ToolError, run_tool
+from memopt.cli import ArgParser, ToolError, read_input, run_tool, write_output
 from memopt.planning import PlanningError, Solution, lower_bound, make_strategy, strategy_names, validate
 from memopt.planning.csvio import read_problem, write_solution
+from memopt.planning.numbers import INT64_MAX, check_finite_positive
 from memopt.planning.strategies import strategy_options
 
 PROG = "memopt-pack"
@@ -41,13 +42,16 @@ def run(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     source = "<stdin>" if args.input == "-" else args.input
     try:
-        text = sys.stdin.read() if args.input == "-" else open(args.input, encoding="utf-8").read()
-    except OSError as e:
-        raise PlanningError(f"{source}: cannot read: {e.strerror}") from None
-    if args.capacity is not None and args.capacity < 0:
-        raise PlanningError(f"--capacity must be >= 0, got {args.capacity}")
-    if args.budget is not None and args.budget <= 0:
-        raise PlanningError(f"--budget must be > 0 seconds, got {args.budget}")
+        text = read_input(args.input)
+    except ToolError as e:
+        raise PlanningError(f"{source}: {e.message}") from None
+    if args.capacity is not None and not 0 <= args.capacity <= INT64_MAX:
+        raise PlanningError(f"--capacity must be in [0, {INT64_MAX}], got {args.capacity}")
+    if args.budget is not None:
+        try:
+            check_finite_positive(args.budget, "--budget (seconds)")
+        except ValueError as e:
+            raise PlanningError(str(e)) from None
     problem, given = read_problem(text, source)
     t0 = time.perf_counter()
     if args.check:
@@ -82,11 +86,7 @@ def run(argv: list[str] | None = None) -> int:
     if args.check:
         return 0
     out = write_solution(problem, solution)
-    if args.output == "-":
-        sys.stdout.write(out)
-    else:
-        with open(args.output, "w", encoding="utf-8") as f:
-            f.write(out)
+    write_output(args.output, out)
     return 0
 
 
@@ -103,11 +103,7 @@ def _plot(path: str, problem, solution, source: str, capacity: int | None) -> No
         data = render(PlanView(source, (fv,), capacity=capacity), fv, fmt)
     except RuntimeError as e:  # matplotlib missing
         raise PlanningError(str(e)) from None
-    try:
-        with open(path, "wb") as f:
-            f.write(data)
-    except OSError as e:
-        raise PlanningError(f"cannot write '{path}': {e.strerror or e}") from None
+    write_output(path, data)
 
 
 def _run(argv: list[str], state: dict) -> int:

@@ -19,7 +19,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from memopt.cli import ArgParser, ToolError, parse_source, run_tool
+from memopt.cli import ArgParser, ToolError, parse_source, run_tool, write_output
 
 PROG = "memopt-report"
 FORMATS = ("txt", "html", "svg", "png")
@@ -83,17 +83,6 @@ def _picked(view, func_name: str | None):
     return view.functions[0]
 
 
-def _write(path: str, data: bytes) -> None:
-    try:
-        if path == "-":
-            sys.stdout.buffer.write(data)
-        else:
-            with open(path, "wb") as f:
-                f.write(data)
-    except OSError as e:
-        raise ToolError(f"cannot write '{path}': {e.strerror or e}") from None
-
-
 def _run(argv: Sequence[str], state: dict) -> int:
     from memopt.diagnostics import MemoptError, read_source
 
@@ -108,15 +97,14 @@ def _run(argv: Sequence[str], state: dict) -> int:
     view = _load(args, text, state["file"], state)
     if not view.functions:
         raise ToolError("no planned function in the input")
-    state["file"] = None  # output errors are not located in the input
     if fmt == "txt":
         from memopt.report.summary import summary_text
 
-        _write(args.output, summary_text(view, tensors=not args.no_tensors).encode("utf-8"))
+        write_output(args.output, summary_text(view, tensors=not args.no_tensors).encode("utf-8"))
     elif fmt == "html":
         from memopt.report.html import html_page
 
-        _write(args.output, html_page(view).encode("utf-8"))
+        write_output(args.output, html_page(view).encode("utf-8"))
     else:
         from memopt.report.figures import render
 
@@ -124,7 +112,7 @@ def _run(argv: Sequence[str], state: dict) -> int:
             data = render(view, _picked(view, args.func), fmt)
         except RuntimeError as e:
             raise ToolError(str(e)) from None
-        _write(args.output, data)
+        write_output(args.output, data)
     return 0
 
 

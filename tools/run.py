@@ -23,7 +23,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from memopt.cli import ArgParser, ToolError, parse_source, run_tool
+from memopt.cli import ArgParser, ToolError, parse_source, run_tool, write_output
 
 PROG = "memopt-run"
 
@@ -88,7 +88,7 @@ def _run(argv: Sequence[str], state: dict) -> int:
                 out.append(format_result(name, k, t, data))
     except MemoptError as e:
         raise ToolError.at_op(e) from None
-    sys.stdout.write("".join(line + "\n" for line in out))
+    write_output(None, "".join(line + "\n" for line in out))
     return 0
 
 

@@ -302,7 +302,7 @@ def test_driver_pass_options(driver, capsys):
 def test_driver_bad_option_value(driver, capsys):
     assert driver.main(["--opts=strategy=nope", "--print-pipeline"]) == 1
     err = capsys.readouterr().err
-    assert err.startswith("memopt-opt: error: <stdin>: invalid options for pass 'opts'")
+    assert err.startswith("memopt-opt: error: invalid options for pass 'opts'")
     assert "nope" in err and err.count("\n") == 1
 
 

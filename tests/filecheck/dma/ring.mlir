@@ -93,8 +93,8 @@
 
 // LOSS:      insert-dma: remark: ring=auto: 768 bytes (no wrap-around: 1408; goal: eta within 0.5 of no wrap-around's)
 // LOSS:      memopt.dma_buffer @ring size 768
-// LOSS-FIXED: memopt-opt: error: {{.*}}chain.mlir: insert-dma: ring-loss applies to ring=auto only
-// LOSS-RANGE: memopt-opt: error: {{.*}}chain.mlir: insert-dma: ring-loss must be in [0, 1] (an eta difference), got 1.5
+// LOSS-FIXED: memopt-opt: error: invalid options for pass 'insert-dma': ring-loss applies to ring=auto only
+// LOSS-RANGE: memopt-opt: error: invalid options for pass 'insert-dma': ring-loss must be in [0, 1] (an eta difference), got 1.5
 
 // CAPPED:      insert-dma: remark: ring=auto: 768 bytes (no wrap-around: 1408; goal: eta within 0.01 of no wrap-around's, at most 1024 on-chip bytes)
 // CAPPED:      builtin.module attributes {memopt.onchip_size = 832 : i64}
@@ -130,8 +130,8 @@
 // SKIP-NEXT:  memopt.dma_start @w3 into @ring[offset 768]
 // SKIP:      %b = memopt.compute "fc"(%a, %gb) {cost = 3000000 : i64, memopt.dma_skipped
 
-// ZERO: memopt-opt: error: {{.*}}chain.mlir: insert-dma: ring must be a byte count >= 1 or 'auto', got '0'
+// ZERO: memopt-opt: error: invalid options for pass 'insert-dma': ring must be a byte count >= 1 or 'auto', got '0'
 // ZERO-NOT: Traceback
-// ABC: memopt-opt: error: {{.*}}chain.mlir: insert-dma: ring must be a byte count >= 1 or 'auto', got 'abc'
-// BOTH: memopt-opt: error: {{.*}}chain.mlir: insert-dma: ring and buffers exclude each other (the ring is the one staging buffer)
+// ABC: memopt-opt: error: invalid options for pass 'insert-dma': ring must be a byte count >= 1 or 'auto', got 'abc'
+// BOTH: memopt-opt: error: invalid options for pass 'insert-dma': ring and buffers exclude each other (the ring is the one staging buffer)
 // OVER: memopt-opt: error: {{.*}}chain.mlir:1:1: insert-dma: arena (64 bytes) and ring (2000 bytes) need 2064 bytes, over capacity 1088 (try ring=auto)

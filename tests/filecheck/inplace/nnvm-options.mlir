@@ -22,6 +22,6 @@ builtin.module {
 // R0: memopt.plan = #memopt.plan<arena_size = {{[0-9]+}}, lower_bound = 200, strategy = "nnvm({{packed|stacked}}; 5 storages; match-range 0)">
 // G3: memopt.plan = #memopt.plan<arena_size = 300, lower_bound = 200, strategy = "nnvm(packed; 3 storages;
 // G2: strategy = "nnvm(packed; 2 storages;
-// BADR: memopt-opt: error: {{.*}}nnvm-options.mlir: plan-memory: match-range must be a number >= 0 or 'auto', got 'zz'
-// NEGR: memopt-opt: error: {{.*}}plan-memory: nnvm: match_range must be >= 0 or 'auto'
-// BADG: memopt-opt: error: {{.*}}plan-memory: nnvm: num_groups must be >= 1, got 0
+// BADR: memopt-opt: error: invalid options for pass 'plan-memory': match-range must be a number >= 0 or 'auto', got 'zz'
+// NEGR: memopt-opt: error: {{.*}}'plan-memory': match-range must be a number >= 0 or 'auto', got '-2'
+// BADG: memopt-opt: error: {{.*}}'plan-memory': num-groups must be an integer >= 1, got 0
