@@ -287,18 +287,11 @@ def value_location_op(value: SSAValue) -> Operation | None:
 
 
 def value_names(values: list[SSAValue]) -> list[str]:
-    """Stable, unique names for buffers: SSA name hints, else positional ``%vN``."""
-    names: list[str] = []
-    used: set[str] = set()
-    for k, v in enumerate(values):
-        base = v.name_hint or f"v{k}"
-        name, n = base, 1
-        while name in used:
-            name = f"{base}_{n}"
-            n += 1
-        used.add(name)
-        names.append(name)
-    return names
+    """Stable, unique buffer names: the model's tensor names where the IR records them
+    (:func:`memopt.passes.names.display_names`), else SSA name hints, else ``vN``."""
+    from memopt.passes.names import display_names
+
+    return display_names(values)
 
 
 def analyze_function(

@@ -224,7 +224,7 @@ def test_chain_names_sizes_views_inplace(tmp_path):
     (view,) = ops_of(r.module, ViewOp)
     assert view.source is relu.outputs[0]
     rows = plan_rows(r.module, tmp_path)
-    assert rows["q"][2] == 4 and rows["fc"][2] == 16 and rows["in.x.0"][2] == 32
+    assert rows["q"][2] == 4 and rows["fc"][2] == 16 and rows["in/x:0"][2] == 32  # the model's name, not %in.x.0
     assert "flat" not in rows  # a view has no storage of its own
     # the view keeps relu's buffer alive until QUANTIZE reads it
     assert rows["relu"][1] == rows["q"][0] + 1
