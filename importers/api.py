@@ -38,22 +38,25 @@ def detect_format(path: str, data: bytes | None = None) -> str:
 
 def import_model(
     path: str, input_shapes: dict[str, tuple[int, ...]] | None = None, format: str | None = None,
-    *, keep_static_if: bool = False,
+    *, keep_static_if: bool = False, dims: dict[str, int] | None = None,
 ) -> ImportResult:
     """Import an ONNX or TFLite model into a verified memopt module (raises ModelImportError).
 
     ``keep_static_if`` (ONNX): keep an ``If`` whose condition is known at import as a
     ``memopt.if`` rather than inlining its taken branch (see
     :func:`memopt.importers.onnx_import.import_onnx`); TFLite has no such folding, so the
-    option changes nothing there."""
+    option changes nothing there. ``dims`` (ONNX) fixes symbolic dimensions by name everywhere
+    they appear in the graph inputs (``{"batch": 1}``); TFLite shapes are static."""
     fmt = format or detect_format(path)
     if fmt == "onnx":
         from .onnx_import import import_onnx
 
-        module, b = import_onnx(path, input_shapes, keep_static_if=keep_static_if)
+        module, b = import_onnx(path, input_shapes, keep_static_if=keep_static_if, dims=dims)
     elif fmt == "tflite":
         from .tflite_import import import_tflite
 
+        if dims:
+            raise ModelImportError("--dim does not apply: TFLite models have static shapes")
         module, b = import_tflite(path, input_shapes)
     else:
         raise ModelImportError(f"unknown model format '{fmt}' (expected one of: {', '.join(FORMATS)})")

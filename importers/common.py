@@ -115,25 +115,50 @@ def nbytes(shape: Sequence[int], dtype: str) -> int:
 
 def parse_input_shapes(specs: Sequence[str]) -> dict[str, tuple[int, ...]]:
     """``["input=1x576", "sr="]`` → ``{"input": (1, 576), "sr": ()}``; the last ``=`` splits,
-    so names may contain ``=``-free colons and slashes. An empty shape is a scalar."""
+    so names may contain ``=``-free colons and slashes. An empty shape is a scalar. The same
+    input named twice is an error (not "last wins"); dimensions are ASCII integers in the 64-bit
+    range (:mod:`memopt.planning.numbers`)."""
+    from memopt.planning.numbers import parse_int64
+
     out: dict[str, tuple[int, ...]] = {}
     for spec in specs:
         name, eq, dims = spec.rpartition("=")
         if not eq or not name:
             raise ModelImportError(f"--input-shape '{spec}': expected NAME=DIMS, e.g. input=1x576")
+        if name in out:
+            raise ModelImportError(f"--input-shape gives input '{name}' twice")
         dims = dims.strip()
         if dims in ("", "scalar"):
             shape: tuple[int, ...] = ()
         else:
             try:
-                shape = tuple(int(d) for d in re.split(r"[x,]", dims))
-            except ValueError:
-                raise ModelImportError(
-                    f"--input-shape '{spec}': dimensions must be integers separated by 'x'"
-                ) from None
+                shape = tuple(parse_int64(d, "dimension") for d in re.split(r"[x,]", dims))
+            except ValueError as e:
+                raise ModelImportError(f"--input-shape '{spec}': {e}; dimensions are integers separated by 'x'") from None
             if any(d < 0 for d in shape):
                 raise ModelImportError(f"--input-shape '{spec}': dimensions must be >= 0")
         out[name] = shape
+    return out
+
+
+def parse_dims(specs: Sequence[str]) -> dict[str, int]:
+    """``["batch=1", "seq=512"]`` → ``{"batch": 1, "seq": 512}`` (``--dim``; each symbol once)."""
+    from memopt.planning.numbers import parse_int64
+
+    out: dict[str, int] = {}
+    for spec in specs:
+        name, eq, value = spec.rpartition("=")
+        if not eq or not name:
+            raise ModelImportError(f"--dim '{spec}': expected SYMBOL=N, e.g. batch=1")
+        if name in out:
+            raise ModelImportError(f"--dim gives '{name}' twice")
+        try:
+            n = parse_int64(value, "dimension")
+        except ValueError as e:
+            raise ModelImportError(f"--dim '{spec}': {e}") from None
+        if n < 0:
+            raise ModelImportError(f"--dim '{spec}': a dimension must be >= 0")
+        out[name] = n
     return out
 
 

@@ -28,6 +28,8 @@ Mapping (see :mod:`memopt.importers.common` for names and symbols):
 
 from __future__ import annotations
 
+import re
+
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -105,7 +107,8 @@ def _static(vi) -> tuple[tuple[int, ...] | None, int | None]:
 class OnnxReader:
     """Reads one ONNX model; :meth:`build` emits it through a :class:`ModuleBuilder`."""
 
-    def __init__(self, path: str, input_shapes: dict[str, tuple[int, ...]], keep_static_if: bool = False):
+    def __init__(self, path: str, input_shapes: dict[str, tuple[int, ...]], keep_static_if: bool = False,
+                 dims: dict[str, int] | None = None):
         import onnx
 
         self.path = path
@@ -122,7 +125,7 @@ class OnnxReader:
             raise ModelImportError("not a valid ONNX model (no graph)")
         self.model = model
         self.opsets = {o.domain or "ai.onnx": o.version for o in model.opset_import}
-        self._apply_input_shapes(input_shapes)
+        self._apply_input_shapes(input_shapes, dims or {})
         self.t = _Types()
         self.folded: set[str] = set()
         self.static_if: dict[tuple, object] = {}
@@ -131,7 +134,11 @@ class OnnxReader:
         self._infer()
 
     # ------------------------------------------------------------------ shapes
-    def _apply_input_shapes(self, input_shapes: dict[str, tuple[int, ...]]) -> None:
+    def _apply_input_shapes(self, input_shapes: dict[str, tuple[int, ...]], dims: dict[str, int]) -> None:
+        """Make every graph input static: ``--input-shape NAME=DIMS`` replaces an input's shape,
+        ``--dim SYMBOL=N`` fixes a symbolic dimension by its name wherever it appears (ONNX
+        Runtime's free-dimension override by name). What stays symbolic is reported all at once,
+        with the flags that would fix it."""
         g = self.model.graph
         inits = {i.name for i in g.initializer}
         names = [i.name for i in g.input if i.name not in inits]
@@ -140,6 +147,12 @@ class OnnxReader:
                 raise ModelImportError(
                     f"--input-shape names '{name}', which is not a graph input (inputs: {', '.join(names)})"
                 )
+        symbols = {d.dim_param for i in g.input for d in i.type.tensor_type.shape.dim if d.dim_param}
+        for sym in dims:
+            if sym not in symbols:
+                known = ", ".join(sorted(symbols)) or "none"
+                raise ModelImportError(f"--dim names '{sym}', which is not a symbolic dimension of a graph input (symbols: {known})")
+        missing: list[tuple[str, str, list[str]]] = []  # (input, what, shape with ? for the unknown)
         for vi in g.input:
             if vi.name in inits:
                 continue
@@ -158,16 +171,30 @@ class OnnxReader:
                     tt.shape.dim.add().dim_value = d
                 continue
             if not tt.HasField("shape"):
-                raise ModelImportError(
-                    f"graph input '{vi.name}' has no shape; give it with --input-shape {vi.name}=DIMS"
-                )
+                missing.append((vi.name, "no shape", ["?"]))
+                continue
+            unknown, shown = [], []
             for k, d in enumerate(tt.shape.dim):
-                if not d.HasField("dim_value") or d.dim_value < 0:
-                    sym = f"symbolic dimension '{d.dim_param}'" if d.dim_param else "an unknown dimension"
-                    raise ModelImportError(
-                        f"graph input '{vi.name}' has {sym} (dim {k}); give its shape with "
-                        f"--input-shape {vi.name}=DIMS"
-                    )
+                if d.HasField("dim_value") and d.dim_value >= 0:
+                    shown.append(str(d.dim_value))
+                elif d.dim_param and d.dim_param in dims:
+                    d.dim_value = dims[d.dim_param]  # clears dim_param (a oneof)
+                    shown.append(str(d.dim_value))
+                else:
+                    unknown.append(f"dim {k} '{d.dim_param}'" if d.dim_param else f"dim {k} unknown")
+                    shown.append("?")
+            if unknown:
+                missing.append((vi.name, ", ".join(unknown), shown))
+        if missing:
+            what = "; ".join(f"'{n}' ({w})" for n, w, _ in missing)
+            syms = sorted({m.group(1) for _, w, _ in missing for m in re.finditer(r"'([^']+)'", w)})
+            fix = "".join(f" --dim {s}=1" for s in syms)
+            unnamed = [(n, shown) for n, w, shown in missing if "unknown" in w or w == "no shape"]
+            fix += "".join(f" --input-shape {n}={'x'.join(shown)}" for n, shown in unnamed)
+            raise ModelImportError(
+                f"graph inputs with symbolic or unknown dimensions: {what}; make them static with "
+                f"(the values are placeholders: use yours):{fix}"
+            )
 
     def _infer(self) -> None:
         import onnx
@@ -705,7 +732,8 @@ def _order_key(g):
 
 
 def import_onnx(
-    path: str, input_shapes: dict[str, tuple[int, ...]] | None = None, *, keep_static_if: bool = False
+    path: str, input_shapes: dict[str, tuple[int, ...]] | None = None, *, keep_static_if: bool = False,
+    dims: dict[str, int] | None = None,
 ):
     """Import an ONNX model file; returns ``(module, builder)``.
 
@@ -713,7 +741,7 @@ def import_onnx(
     ``memopt.if`` instead of inlining its taken branch, so a model's real control-flow nesting
     reaches the planner (for control-flow benchmarks); the untaken branch, when it cannot run
     with the given input shapes, becomes the ``unreachable`` placeholder."""
-    reader = OnnxReader(path, dict(input_shapes or {}), keep_static_if=keep_static_if)
+    reader = OnnxReader(path, dict(input_shapes or {}), keep_static_if=keep_static_if, dims=dims)
     b = ModuleBuilder()
     module = reader.build(b)
     b.warnings.extend(reader.warnings)

@@ -1,6 +1,7 @@
 """``memopt-import``: ONNX / TFLite models into the memopt dialect.
 
-    memopt-import MODEL.onnx|MODEL.tflite [-o OUT.mlir] [--input-shape NAME=1x576 ...] [--keep-static-if]
+    memopt-import MODEL.onnx|MODEL.tflite [-o OUT.mlir] [--input-shape NAME=1x576 ...] [--dim SYMBOL=N ...]
+                  [--keep-static-if]
 
 Every failure is one line on stderr, ``memopt-import: error: FILE: message``, exit code 1
 (internal errors: exit code 2).
@@ -25,6 +26,9 @@ def _parser() -> ArgParser:
     p.add_argument("--input-shape", action="append", default=[], metavar="NAME=DIMS",
                    help="static shape of a graph input with symbolic dimensions, e.g. input=1x576 "
                         "(repeatable; NAME= for a scalar)")
+    p.add_argument("--dim", action="append", default=[], metavar="SYMBOL=N",
+                   help="fix a symbolic dimension by its name wherever it appears in the graph inputs, "
+                        "e.g. batch=1 (ONNX Runtime's free-dimension override; repeatable)")
     p.add_argument("--format", choices=("onnx", "tflite"), default=None,
                    help="model format (default: from the file's contents and extension)")
     p.add_argument("--keep-static-if", action="store_true",
@@ -39,11 +43,12 @@ def _run(argv: list[str], state: dict) -> int:
     from xdsl.printer import Printer
 
     from memopt.importers.api import import_model
-    from memopt.importers.common import ModelImportError, parse_input_shapes
+    from memopt.importers.common import ModelImportError, parse_dims, parse_input_shapes
 
     try:
         shapes = parse_input_shapes(args.input_shape)
-        result = import_model(args.model, shapes, args.format, keep_static_if=args.keep_static_if)
+        dims = parse_dims(args.dim)
+        result = import_model(args.model, shapes, args.format, keep_static_if=args.keep_static_if, dims=dims)
     except ModelImportError as e:
         raise ToolError(" ".join(str(e).split())) from None
     for w in result.warnings:
