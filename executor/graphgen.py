@@ -159,10 +159,13 @@ class _Gen:
             kind = rng.choice(KINDS)
         ins = ins + (extra or [])
         attrs = []
-        if rng.random() < 0.4:
+        if rng.random() < 0.4 and kind in ELEMENTWISE + UNARY:
+            # Only element-wise kinds may claim in place: the executor writes in-place results
+            # element by element, so a hint on a kernel reading other elements is (rightly) a
+            # failed proof, not a planner bug.
             inplace = []
             for t in outs:
-                ok = [k for k, v in enumerate(ins) if v.nbytes >= type_bytes(t) and not v.weight]
+                ok = [k for k, v in enumerate(ins) if v.type == t and not v.weight]
                 inplace.append(rng.choice(ok) if ok and rng.random() < 0.7 else -1)
             if any(k >= 0 for k in inplace):
                 attrs.append(f"inplace = array<i64: {', '.join(map(str, inplace))}>")

@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from .data import TensorInfo, as_bytes, sample, typed
+from .data import TensorInfo, as_bytes, crc_seed, sample, typed
 
 Kernel = Callable[[list[np.ndarray], list[TensorInfo], dict], "list[np.ndarray] | None"]
 """(typed inputs, output infos, attributes) -> typed outputs, or None when the shapes don't fit."""
@@ -207,11 +207,58 @@ def mix(kind: str, ident: int, inputs: Sequence[np.ndarray], outs: Sequence[Tens
     return [sample(rng, info) for info in outs]
 
 
+ELEMENTWISE_KINDS = frozenset(normalize_kind(k) for k in (
+    # Output element i reads input element i alone (and broadcast operands): the kinds the
+    # importers may mark in place (memopt.importers.onnx_import/tflite_import INPLACE_OPS).
+    "Abs", "Acos", "Acosh", "Add", "And", "Asin", "Asinh", "Atan", "Atanh", "BatchNormalization",
+    "BitShift", "Ceil", "Celu", "Clip", "Cos", "Cosh", "Div", "Dropout", "Elu", "Erf", "Exp", "Floor",
+    "Gelu", "HardSigmoid", "HardSwish", "LeakyRelu", "Log", "Max", "Mean", "Min", "Mish", "Mod", "Mul",
+    "Neg", "Not", "Or", "Pow", "PRelu", "QuantizeLinear", "Reciprocal", "Relu", "Round", "Selu",
+    "Shrink", "Sigmoid", "Sign", "Sin", "Sinh", "Softplus", "Softsign", "Sqrt", "Sub", "Sum", "Tan",
+    "Tanh", "ThresholdedRelu", "Xor", "Cast", "CEIL", "DEQUANTIZE", "EXP", "FLOOR", "HARD_SWISH",
+    "LEAKY_RELU", "LOGICAL_AND", "LOGICAL_NOT", "LOGICAL_OR", "LOGISTIC", "MAXIMUM", "MINIMUM", "QUANTIZE",
+    "RELU6", "RELU_0_TO_1", "RELU_N1_TO_1", "RSQRT", "SQUARE", "SQUARED_DIFFERENCE",
+))
+"""Kinds executed element by element when no numpy kernel fits (:func:`mix_elementwise`)."""
+
+
+def mix_elementwise(
+    kind: str, ident: int, inputs: Sequence[np.ndarray], in_infos: Sequence[TensorInfo], out: TensorInfo,
+) -> np.ndarray | None:
+    """Output bytes where element ``i`` is a hash of input element ``i`` of every operand
+    (broadcast as numpy does), the kind and the op's identity — what an element-wise op
+    computes, as far as memory is concerned. None when the shapes do not broadcast."""
+    if out.kind.family not in ("float", "int", "bool") or out.count == 0:
+        return None
+    h = np.full(out.shape, np.uint64(crc_seed(kind, ident)), np.uint64)
+    for x, info in zip(inputs, in_infos):
+        width = info.nbytes // max(info.count, 1)
+        if width == 0 or info.nbytes % max(info.count, 1):
+            return None
+        cells = x.reshape(info.count, width).astype(np.uint64)
+        weights = np.uint64(257) ** np.arange(width, dtype=np.uint64)
+        per = (cells * weights).sum(axis=1, dtype=np.uint64).reshape(info.shape)
+        try:
+            per = np.broadcast_to(per, out.shape)
+        except ValueError:
+            return None
+        h = h * np.uint64(1000003) ^ per
+    h = h ^ (h >> np.uint64(29))
+    if out.kind.family == "float":
+        vals = ((h % np.uint64(128)).astype(np.int64) - 64) / 64.0
+    elif out.kind.family == "int":
+        vals = (h % np.uint64(16)).astype(np.int64) - 8
+    else:
+        return (h % np.uint64(2)).astype(np.uint8).reshape(-1)
+    return as_bytes(np.asarray(vals).astype(out.kind.dtype).reshape(-1))
+
+
 def compute(
     kind: str, ident: int, inputs: Sequence[np.ndarray], in_infos: Sequence[TensorInfo],
     outs: Sequence[TensorInfo], attrs: dict | None = None,
 ) -> list[np.ndarray]:
-    """Output bytes of a compute op from its input bytes (numpy kernel if one fits, else mix)."""
+    """Output bytes of a compute op from its input bytes (numpy kernel if one fits, else an
+    element-wise hash for element-wise kinds, else mix)."""
     kernel = KERNELS.get(normalize_kind(kind))
     if kernel is not None and outs and all(o.kind.dtype is not None for o in outs):
         typed_in = [typed(x, info) for x, info in zip(inputs, in_infos)]
@@ -220,7 +267,12 @@ def compute(
                 result = kernel(typed_in, list(outs), attrs or {})  # type: ignore[arg-type]
             if result is not None:
                 return [as_bytes(np.asarray(r, dtype=o.kind.dtype)).copy() for r, o in zip(result, outs)]
+    if normalize_kind(kind) in ELEMENTWISE_KINDS and len(outs) == 1:
+        with np.errstate(all="ignore"):
+            r = mix_elementwise(kind, ident, inputs, in_infos, outs[0])
+        if r is not None:
+            return [r]
     return mix(kind, ident, inputs, outs)
 
 
-__all__ = ["KERNELS", "Kernel", "compute", "mix", "normalize_kind"]
+__all__ = ["ELEMENTWISE_KINDS", "KERNELS", "Kernel", "compute", "mix", "mix_elementwise", "normalize_kind"]

@@ -332,7 +332,10 @@ class ModuleBuilder:
         hint = None
         if inplace and operands and outputs:
             t0 = operands[0].type
-            if isinstance(t0, TensorType) and byte_size(t0) == decls[0].nbytes:
+            # Same shape too: an operand 0 broadcast to the output (fewer elements) is read at
+            # every output element, so writing over it element by element would corrupt it.
+            if (isinstance(t0, TensorType) and byte_size(t0) == decls[0].nbytes
+                    and tuple(t0.get_shape()) == tuple(decls[0].shape)):
                 hint = [0] + [-1] * (len(outputs) - 1)
         attrs: dict[str, Attribute] = {"names": _names_attr([d.name for d in decls])}
         attrs.update(attributes or {})

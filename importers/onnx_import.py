@@ -44,12 +44,18 @@ VIEW_OPS = frozenset({"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"})
 INPLACE_OPS = frozenset({
     "Abs", "Acos", "Acosh", "Add", "And", "Asin", "Asinh", "Atan", "Atanh", "BatchNormalization",
     "BitShift", "Ceil", "Celu", "Clip", "Cos", "Cosh", "Div", "Dropout", "Elu", "Erf", "Exp",
-    "Floor", "Gelu", "HardSigmoid", "HardSwish", "InstanceNormalization", "LayerNormalization",
-    "LeakyRelu", "Log", "Max", "Mean", "Min", "Mish", "Mod", "Mul", "Neg", "Not", "Or", "Pow",
-    "PRelu", "QuantizeLinear", "Reciprocal", "Relu", "Round", "Selu", "Shrink", "Sigmoid", "Sign",
-    "Sin", "Sinh", "Softplus", "Softsign", "Sqrt", "Sub", "Sum", "Tan", "Tanh", "ThresholdedRelu",
-    "Xor", "Cast", "Softmax", "LogSoftmax", "LRN",
+    "Floor", "Gelu", "HardSigmoid", "HardSwish", "LeakyRelu", "Log", "Max", "Mean", "Min", "Mish",
+    "Mod", "Mul", "Neg", "Not", "Or", "Pow", "PRelu", "QuantizeLinear", "Reciprocal", "Relu", "Round",
+    "Selu", "Shrink", "Sigmoid", "Sign", "Sin", "Sinh", "Softplus", "Softsign", "Sqrt", "Sub", "Sum",
+    "Tan", "Tanh", "ThresholdedRelu", "Xor", "Cast",
 })
+"""ONNX ops whose output may overwrite input 0 (result 0 only, same shape and byte size: see
+:meth:`memopt.importers.common.ModuleBuilder.compute`). Source: ONNX Runtime's CPU kernels that
+declare ``MayInplace(0, 0)`` — the element-wise unary and binary ops — kept only where output
+element ``i`` reads input element ``i`` alone (broadcast operands other than input 0 allowed).
+Left out on purpose although some runtimes run them in place: ``LRN`` (reads neighbouring
+channels), ``Softmax``/``LogSoftmax``, ``LayerNormalization``/``InstanceNormalization`` (read
+a whole axis): a kernel writing element by element would read inputs it already overwrote."""
 
 _DTYPES = {
     1: "f32", 2: "ui8", 3: "i8", 4: "ui16", 5: "i16", 6: "i32", 7: "i64", 9: "i1", 10: "f16",

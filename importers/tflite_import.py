@@ -39,10 +39,14 @@ VIEW_OPS = frozenset({"RESHAPE", "SQUEEZE", "EXPAND_DIMS"})
 INPLACE_OPS = frozenset({
     "ABS", "ADD", "CAST", "CEIL", "COS", "DEQUANTIZE", "DIV", "ELU", "EXP", "FLOOR", "GELU",
     "HARD_SWISH", "LEAKY_RELU", "LOG", "LOGICAL_AND", "LOGICAL_NOT", "LOGICAL_OR", "LOGISTIC",
-    "LOG_SOFTMAX", "MAXIMUM", "MINIMUM", "MUL", "NEG", "POW", "PRELU", "QUANTIZE", "RELU",
-    "RELU6", "RELU_0_TO_1", "RELU_N1_TO_1", "ROUND", "RSQRT", "SIGN", "SIN", "SOFTMAX", "SQRT",
-    "SQUARE", "SQUARED_DIFFERENCE", "SUB", "TANH",
+    "MAXIMUM", "MINIMUM", "MUL", "NEG", "POW", "PRELU", "QUANTIZE", "RELU", "RELU6", "RELU_0_TO_1",
+    "RELU_N1_TO_1", "ROUND", "RSQRT", "SIGN", "SIN", "SQRT", "SQUARE", "SQUARED_DIFFERENCE", "SUB",
+    "TANH",
 })
+"""TFLite builtin ops whose output may overwrite input 0 (result 0, same shape and byte size).
+Source: TFLite's element-wise unary and binary kernels (those its arena planner may share an
+input's buffer with, ``kTfLiteInplaceOpInput0Shared``), kept only where output element ``i``
+reads input element ``i`` alone. ``SOFTMAX``/``LOG_SOFTMAX`` read a whole row and are left out."""
 _DTYPES = {
     0: "f32", 1: "f16", 2: "i32", 3: "ui8", 4: "i64", 6: "i1", 7: "i16", 9: "i8", 10: "f64",
     12: "ui64", 15: "ui32", 16: "ui16", 17: "i4", 18: "bf16",

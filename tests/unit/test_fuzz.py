@@ -158,7 +158,7 @@ ADVERSARIAL = {
       } else {
         memopt.yield %b : tensor<4xf32>
       }
-      %s = memopt.compute "mix"(%r, %a) {inplace = array<i64: 0>} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+      %s = memopt.compute "add"(%r, %a) {inplace = array<i64: 0>} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
       memopt.yield %s, %a : tensor<4xf32>, tensor<4xf32>
     }
     func.return %l#0, %l#1 : tensor<4xf32>, tensor<4xf32>
@@ -167,7 +167,7 @@ ADVERSARIAL = {
     %l = memopt.loop 2 iter_args(%a = %x) : tensor<4xf32> {
       %n = memopt.compute "mix"(%a) : (tensor<4xf32>) -> tensor<4xf32>
       %m = memopt.compute "mix"(%a, %n) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-      %k = memopt.compute "mix"(%m, %n) {inplace = array<i64: 0>} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+      %k = memopt.compute "add"(%m, %n) {inplace = array<i64: 0>} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
       memopt.yield %n : tensor<4xf32>
     }
     func.return %l, %x : tensor<4xf32>, tensor<4xf32>
@@ -176,7 +176,7 @@ ADVERSARIAL = {
     %t = memopt.compute "mix"(%x) : (tensor<4xf32>) -> tensor<8xf32>
     %v = memopt.view %t[offset 16] : tensor<8xf32> -> tensor<4xf32>
     %u = memopt.compute "relu"(%v) {inplace = array<i64: 0>} : (tensor<4xf32>) -> tensor<4xf32>
-    %s = memopt.compute "mix"(%u, %y) {inplace = array<i64: 0>} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %s = memopt.compute "add"(%u, %y) {inplace = array<i64: 0>} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
     func.return %s, %u : tensor<4xf32>, tensor<4xf32>
 """,
 "if-inplace-in-branch": """
