@@ -88,6 +88,27 @@ class CheckReport:
     reads: int
     outputs: int
     arena_size: int
+    paths: int = 1
+    """Execution paths proven (each ``if`` forced both ways, see :func:`check_function`)."""
+    total_paths: int = 1
+    """Execution paths of the function (product over sequential ``if``s of their branches')."""
+
+
+def count_paths(block) -> int:
+    """Distinct execution paths through ``block`` when every ``if`` op takes one branch per run
+    (what forcing explores): sequential ``if``s multiply, branches add, loop bodies count once
+    (a forced ``if`` takes the same branch in every iteration)."""
+    from memopt.dialects.memopt import IfOp
+
+    total = 1
+    for op in block.ops:
+        if isinstance(op, IfOp):
+            total *= sum(count_paths(r.blocks[0]) if r.blocks else 1 for r in op.regions)
+        else:
+            for r in op.regions:
+                for b in r.blocks:
+                    total *= count_paths(b)
+    return total
 
 
 def run_function(
@@ -103,35 +124,63 @@ def run_function(
 
 
 def check_function(
-    module: ModuleOp, f: func.FuncOp, *, seed: int = 0, dma_landings=DMA_LANDINGS
+    module: ModuleOp, f: func.FuncOp, *, seed: int = 0, dma_landings=DMA_LANDINGS, max_paths: int = 64
 ) -> CheckReport:
     """Run ``f`` unplanned and planned (once per DMA landing model) and compare; raise a located
-    :class:`MemoptError` naming the first tensor that differs."""
+    :class:`MemoptError` naming the first tensor that differs.
+
+    Every execution path is proven, not only the one the generated inputs select: the first run
+    follows the conditions, then each ``if`` reached is forced the other way (both runs of a
+    comparison force the same branches), breadth-first, until every path is covered or
+    ``max_paths`` were run. Forcing is sound for a memory proof: the plan must hold whichever
+    branch runs, and the data a branch computes does not matter to where it lives."""
     names = ValueNames(f)
-    rec = Recorder()
-    ref = run_function(module, f, seed=seed, observer=rec)
-    checker = None
-    arena = 0
-    for landing in dma_landings:
-        memory = Planned(f, module, landing)
-        arena = memory.arena_size
-        checker = Checker(rec.events, names)
-        got = Interpreter(module, memory, checker, seed).run(f)
-        if checker.position != len(rec.events):
-            missing = rec.events[checker.position][0]
-            raise differs(missing, names, " (execution took a different path)")
-        ret = f.body.blocks[0].last_op
-        for k, (a, b) in enumerate(zip(ref.outputs, got.outputs)):
-            if a.tobytes() != b.tobytes():
-                assert ret is not None
-                raise differs(ret.operands[k], names, f" (function result #{k})")
-    return CheckReport(
-        f.sym_name.data, len(rec.events), checker.reads if checker else 0, len(ref.outputs), arena
-    )
+    total = count_paths(f.body.blocks[0])
+    queue: list[dict] = [{}]
+    tried: set[frozenset] = set()
+    proven: set[tuple] = set()
+    values = reads = outputs = arena = path_reads = 0
+    while queue and len(proven) < max_paths:
+        forced = queue.pop(0)
+        key = frozenset((id(k), v) for k, v in forced.items())
+        if key in tried:
+            continue
+        tried.add(key)
+        rec = Recorder()
+        ref_interp = Interpreter(module, Unplanned(), rec, seed, forced)
+        ref = ref_interp.run(f)
+        pinned = {op: ref_interp.taken[op] for op in ref_interp.reached}
+        path = tuple((id(op), pinned[op]) for op in ref_interp.reached)
+        if path in proven:
+            continue
+        for landing in dma_landings:
+            memory = Planned(f, module, landing)
+            arena = memory.arena_size
+            checker = Checker(rec.events, names)
+            got = Interpreter(module, memory, checker, seed, pinned).run(f)
+            if checker.position != len(rec.events):
+                missing = rec.events[checker.position][0]
+                raise differs(missing, names, " (execution took a different path)")
+            ret = f.body.blocks[0].last_op
+            for k, (a, b) in enumerate(zip(ref.outputs, got.outputs)):
+                if a.tobytes() != b.tobytes():
+                    assert ret is not None
+                    raise differs(ret.operands[k], names, f" (function result #{k})")
+            path_reads = checker.reads
+        reads += path_reads
+        proven.add(path)
+        values += len(rec.events)
+        outputs = len(ref.outputs)
+        # Flip each if this run chose freely, keeping the choices made before it.
+        for op in ref_interp.reached:
+            if op not in forced:
+                queue.append({**forced, op: not pinned[op]})
+                forced = {**forced, op: pinned[op]}
+    return CheckReport(f.sym_name.data, values, reads, outputs, arena, len(proven), total)
 
 
 def check_module(
-    module: ModuleOp, func_name: str | None = None, *, seed: int = 0, dma_landings=DMA_LANDINGS
+    module: ModuleOp, func_name: str | None = None, *, seed: int = 0, dma_landings=DMA_LANDINGS, max_paths: int = 64
 ) -> list[CheckReport]:
     """:func:`check_function` on ``func_name``, or on every function with a body (each must be
     planned)."""
@@ -144,7 +193,7 @@ def check_module(
     for f in funcs:
         if not is_planned(f):
             Planned(f, module)  # raises the located "not planned" error
-    return [check_function(module, f, seed=seed, dma_landings=dma_landings) for f in funcs]
+    return [check_function(module, f, seed=seed, dma_landings=dma_landings, max_paths=max_paths) for f in funcs]
 
 
-__all__ = ["CheckReport", "check_function", "check_module", "digest", "run_function"]
+__all__ = ["CheckReport", "check_function", "check_module", "count_paths", "digest", "run_function"]

@@ -96,7 +96,14 @@ def global_store(module: ModuleOp) -> dict[str, np.ndarray]:
 class Interpreter:
     """Executes one function in one memory model (``Unplanned`` or ``Planned``)."""
 
-    def __init__(self, module: ModuleOp, memory, observer: Observer | None = None, seed: int = 0):
+    def __init__(self, module: ModuleOp, memory, observer: Observer | None = None, seed: int = 0,
+                 branches: dict[Operation, bool] | None = None):
+        """``branches``: ``if`` ops whose branch is forced (True: then) instead of chosen by
+        their condition, to prove a plan on paths the generated inputs do not select; every
+        ``if`` the run reaches is recorded in :attr:`reached` (first-reach order)."""
+        self.branches = branches or {}
+        self.reached: list[Operation] = []
+        self.taken: dict[Operation, bool] = {}
         self.module = module
         self.memory = memory
         self.observer = observer or Observer()
@@ -188,7 +195,11 @@ class Interpreter:
             self.observer.on_produce(op.result, self.env[op.result])  # type: ignore[arg-type]
         elif isinstance(op, IfOp):
             cond = self.read(op.cond, op)
-            taken = op.then_region if truth(cond, op.cond.type) else op.else_region
+            if op not in self.reached:
+                self.reached.append(op)
+            then = self.branches[op] if op in self.branches else truth(cond, op.cond.type)
+            self.taken.setdefault(op, then)
+            taken = op.then_region if then else op.else_region
             datas = self.run_block(taken.blocks[0]) if taken.blocks else []
             self.bind(op, datas, op.results)
         elif isinstance(op, LoopOp):

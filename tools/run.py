@@ -9,7 +9,9 @@ their ``dense`` value or bytes seeded by their name (see :mod:`memopt.executor.d
 are printed one line each with a digest of their bytes, so runs can be compared textually.
 
 ``--check`` runs every planned function (or ``--func``) unplanned and in its arena (DMA landing
-at start and at wait) and fails, exit 1, on the first tensor that differs::
+at start and at wait), on every execution path — each ``if`` forced both ways, up to
+``--max-paths`` paths, reported as ``paths K/N`` — and fails, exit 1, on the first tensor that
+differs::
 
     memopt-run: error: FILE:LINE:COL: tensor '%x' differs between planned and unplanned execution
 
@@ -36,6 +38,8 @@ def _parser() -> ArgParser:
     mode.add_argument("--planned", action="store_true", help="run in the planned arena")
     p.add_argument("--func", default=None, help="function to run (default: @main, else the first)")
     p.add_argument("--seed", type=int, default=0, help="seed of the generated inputs (default 0)")
+    p.add_argument("--max-paths", type=int, default=64,
+                   help="--check: execution paths to prove at most (every if forced both ways; default 64)")
     p.add_argument("--dma-landing", choices=("start", "wait"), default=None,
                    help="when a DMA copy lands in planned execution (default: start; --check: both)")
     return p
@@ -64,6 +68,8 @@ def _run(argv: Sequence[str], state: dict) -> int:
     from memopt.executor import check_module, run_function
 
     args = _parser().parse_args(list(argv))
+    if args.max_paths < 1:
+        raise ToolError(f"--max-paths must be >= 1, got {args.max_paths}")
     path = args.input_file
     state["file"] = "<stdin>" if path == "-" else path
     try:
@@ -75,10 +81,12 @@ def _run(argv: Sequence[str], state: dict) -> int:
     try:
         if args.check:
             landings = (args.dma_landing,) if args.dma_landing else ("start", "wait")
-            for r in check_module(module, args.func, seed=args.seed, dma_landings=landings):
+            for r in check_module(module, args.func, seed=args.seed, dma_landings=landings, max_paths=args.max_paths):
+                more = "" if r.paths == r.total_paths else f", the first {r.paths} by --max-paths"
                 out.append(
                     f"@{r.function}: planned execution matches unplanned ({r.values} values, "
-                    f"{r.reads} reads, {r.outputs} results, arena {r.arena_size} bytes)"
+                    f"{r.reads} reads, {r.outputs} results, arena {r.arena_size} bytes, "
+                    f"paths {r.paths}/{r.total_paths}{more})"
                 )
         else:
             ex = run_function(module, args.func, planned=args.planned, seed=args.seed,

@@ -441,3 +441,51 @@ def test_every_example_plans_verifies_and_executes_identically(path):
         VerifyPlanPass().apply(_CTX, m)
         for seed in (0, 1):
             check_module(m, seed=seed)
+
+
+# ------------------------------------------------------------------ every branch is proven
+
+_TWO_BRANCHES = """
+builtin.module {
+  func.func @main(%c: tensor<i1>, %x: tensor<4xf32>) -> tensor<4xf32> {
+    %a = memopt.compute "relu"(%x) : (tensor<4xf32>) -> tensor<16xf32>
+    %r = memopt.if %c : tensor<i1> -> (tensor<4xf32>) {
+      %t1 = memopt.compute "exp"(%a) : (tensor<16xf32>) -> tensor<16xf32>
+      %t3 = memopt.compute "sum"(%t1, %a) : (tensor<16xf32>, tensor<16xf32>) -> tensor<4xf32>
+      memopt.yield %t3 : tensor<4xf32>
+    } else {
+      %e1 = memopt.compute "abs"(%a) : (tensor<16xf32>) -> tensor<16xf32>
+      %e2 = memopt.compute "sum"(%e1, %a) : (tensor<16xf32>, tensor<16xf32>) -> tensor<4xf32>
+      memopt.yield %e2 : tensor<4xf32>
+    }
+    %o = memopt.compute "mul"(%r, %x) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    func.return %o : tensor<4xf32>
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_check_proves_the_branch_the_inputs_do_not_select(seed):
+    """A plan corrupted only in the branch the generated inputs do not take: following the
+    inputs alone (one path) accepts it; forcing every if both ways catches it."""
+    from memopt.dialects.memopt import IfOp
+    from memopt.executor.check import check_function, count_paths
+    from memopt.executor.interpreter import Interpreter
+    from memopt.executor.memory import Unplanned
+    from xdsl.dialects.builtin import DenseArrayBase, i64
+
+    m = plan(_TWO_BRANCHES, strategy="large-first")
+    f = planned_functions(m)[0]
+    assert count_paths(f.body.blocks[0]) == 2
+    probe = Interpreter(m, Unplanned(), None, seed)
+    probe.run(f)
+    if_op = next(op for op in f.body.walk() if isinstance(op, IfOp))
+    untaken = if_op.else_region if probe.taken[if_op] else if_op.then_region
+    first = next(iter(untaken.blocks[0].ops))  # its first op's result goes over %a, still read later
+    a_off = next(op for op in f.body.walk() if op.results and op.results[0].name_hint == "a").attributes[
+        "memopt.offsets"].get_values()[0]
+    first.attributes["memopt.offsets"] = DenseArrayBase.from_list(i64, [a_off])
+    assert check_function(m, f, seed=seed, max_paths=1).paths == 1  # the selected path alone: blind
+    with pytest.raises(MemoptError, match="differs between planned and unplanned execution"):
+        check_function(m, f, seed=seed)

@@ -25,7 +25,8 @@ builtin.module {
 // RUN: sed -e 's/AOFF/17/' -e 's/NOFF/33/' -e 's/TOFF/33/' -e 's/ROFF/33/' -e 's/VOFF/25/' -e 's/ARENA/49/' %s > %t.ok.mlir
 // RUN: memopt-opt --verify-plan %t.ok.mlir > /dev/null
 // RUN: memopt-run --check %t.ok.mlir | filecheck %s --check-prefix=OK
-// OK: @main: planned execution matches unplanned (15 values, 19 reads, 1 results, arena 49 bytes)
+// Both branches of the if are proven (forced), not only the one the inputs select.
+// OK: @main: planned execution matches unplanned (29 values, 36 reads, 1 results, arena 49 bytes, paths 2/2)
 //
 // A loop-body tensor placed over a tensor that is live across the loop (%v, a view of %a, is
 // the first clobbered value read).

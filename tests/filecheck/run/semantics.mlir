@@ -41,4 +41,4 @@ builtin.module {
 // CHECK-NEXT: @main result #4 : tensor<2xf32> = [12.0, 16.0] digest={{[0-9a-f]+$}}
 // CHECK-NOT: {{.}}
 
-// CHECKED: @main: planned execution matches unplanned ({{[0-9]+}} values, {{[0-9]+}} reads, 5 results, arena {{[0-9]+}} bytes)
+// CHECKED: @main: planned execution matches unplanned ({{[0-9]+}} values, {{[0-9]+}} reads, 5 results, arena {{[0-9]+}} bytes, paths {{[0-9]+}}/{{[0-9]+}})
