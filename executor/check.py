@@ -29,6 +29,7 @@ from memopt.diagnostics import MemoptError, locate
 from memopt.passes.lifetime import value_location_op
 
 from .interpreter import Execution, Interpreter, Observer, find_function
+from .resources import Limits, check_resources
 from .memory import DMA_LANDINGS, Planned, Unplanned, ValueNames, is_planned
 
 
@@ -113,18 +114,20 @@ def count_paths(block) -> int:
 
 def run_function(
     module: ModuleOp, f: func.FuncOp | str | None = None, *, planned: bool = False, seed: int = 0,
-    dma_landing: str = "start", observer: Observer | None = None,
+    dma_landing: str = "start", observer: Observer | None = None, limits: Limits = Limits(),
 ) -> Execution:
     """Execute ``f`` (an op, a name, or None for ``@main``/the first function) unplanned, or in
-    the arena its plan attributes describe."""
+    the arena its plan attributes describe (refused, located, beyond ``limits``)."""
     if not isinstance(f, func.FuncOp):
         f = find_function(module, f)
+    check_resources(module, f, limits)
     memory = Planned(f, module, dma_landing) if planned else Unplanned()
     return Interpreter(module, memory, observer, seed).run(f)
 
 
 def check_function(
-    module: ModuleOp, f: func.FuncOp, *, seed: int = 0, dma_landings=DMA_LANDINGS, max_paths: int = 64
+    module: ModuleOp, f: func.FuncOp, *, seed: int = 0, dma_landings=DMA_LANDINGS, max_paths: int = 64,
+    limits: Limits = Limits(),
 ) -> CheckReport:
     """Run ``f`` unplanned and planned (once per DMA landing model) and compare; raise a located
     :class:`MemoptError` naming the first tensor that differs.
@@ -134,6 +137,7 @@ def check_function(
     comparison force the same branches), breadth-first, until every path is covered or
     ``max_paths`` were run. Forcing is sound for a memory proof: the plan must hold whichever
     branch runs, and the data a branch computes does not matter to where it lives."""
+    check_resources(module, f, limits)
     names = ValueNames(f)
     total = count_paths(f.body.blocks[0])
     queue: list[dict] = [{}]
@@ -149,7 +153,7 @@ def check_function(
         rec = Recorder()
         ref_interp = Interpreter(module, Unplanned(), rec, seed, forced)
         ref = ref_interp.run(f)
-        pinned = {op: ref_interp.taken[op] for op in ref_interp.reached}
+        pinned = {op: ref_interp.taken[op] for op in ref_interp.reached}  # first choice of each
         path = tuple((id(op), pinned[op]) for op in ref_interp.reached)
         if path in proven:
             continue
@@ -157,7 +161,9 @@ def check_function(
             memory = Planned(f, module, landing)
             arena = memory.arena_size
             checker = Checker(rec.events, names)
-            got = Interpreter(module, memory, checker, seed, pinned).run(f)
+            # Same forcing as the reference; unforced ifs follow their conditions, which see
+            # the same data when the plan is right (an if in a loop may go both ways).
+            got = Interpreter(module, memory, checker, seed, forced).run(f)
             if checker.position != len(rec.events):
                 missing = rec.events[checker.position][0]
                 raise differs(missing, names, " (execution took a different path)")
@@ -180,10 +186,14 @@ def check_function(
 
 
 def check_module(
-    module: ModuleOp, func_name: str | None = None, *, seed: int = 0, dma_landings=DMA_LANDINGS, max_paths: int = 64
+    module: ModuleOp, func_name: str | None = None, *, seed: int = 0, dma_landings=DMA_LANDINGS, max_paths: int = 64,
+    limits: Limits = Limits(),
 ) -> list[CheckReport]:
     """:func:`check_function` on ``func_name``, or on every function with a body (each must be
     planned)."""
+    from memopt.passes.lifetime import check_calls
+
+    check_calls([op for op in module.walk() if isinstance(op, func.FuncOp) and op.body.blocks])
     if func_name is not None:
         funcs = [find_function(module, func_name)]
     else:
@@ -193,7 +203,8 @@ def check_module(
     for f in funcs:
         if not is_planned(f):
             Planned(f, module)  # raises the located "not planned" error
-    return [check_function(module, f, seed=seed, dma_landings=dma_landings, max_paths=max_paths) for f in funcs]
+    return [check_function(module, f, seed=seed, dma_landings=dma_landings, max_paths=max_paths, limits=limits)
+            for f in funcs]
 
 
 __all__ = ["CheckReport", "check_function", "check_module", "count_paths", "digest", "run_function"]

@@ -101,13 +101,13 @@ def _located(e: MemoptError) -> str:
     return f"{loc[0]}:{loc[1]}: {e.message}" if loc else e.message
 
 
-def run_case(text: str, config: FuzzConfig, module: ModuleOp | None = None, seeds=(0, 1)) -> None:
+def run_case(text: str, config: FuzzConfig, module: ModuleOp | None = None, seeds=(0,), max_paths: int = 4) -> None:
     """Plan, verify and prove one program under one configuration; raise :class:`FuzzFailure`.
 
     ``module`` (a parsed ``text``) may be passed to skip parsing; it is planned in place unless
     the configuration transforms the IR (``insert-dma``), in which case a clone is used. The
-    proof runs once per input seed in ``seeds``: conditions depend on the inputs, so two seeds
-    usually take both branches of an ``if``."""
+    proof runs once per input seed in ``seeds``, each on up to ``max_paths`` execution paths
+    (``if`` ops forced both ways, :func:`memopt.executor.check.check_function`)."""
     from memopt.passes.plan_memory import PlanMemoryPass
     from memopt.passes.registry import get_all_passes
     from memopt.passes.verify_plan import VerifyPlanPass
@@ -136,7 +136,7 @@ def run_case(text: str, config: FuzzConfig, module: ModuleOp | None = None, seed
         VerifyPlanPass().apply(_CTX, module)  # type: ignore[arg-type]
         stage = "check"
         for seed in seeds:
-            check_module(module, seed=seed)
+            check_module(module, seed=seed, max_paths=max_paths)
     except MemoptError as e:
         raise FuzzFailure(text, config, stage, _located(e)) from None
     except Exception as e:  # noqa: BLE001 - any crash is a finding

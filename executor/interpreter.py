@@ -104,6 +104,7 @@ class Interpreter:
         self.branches = branches or {}
         self.reached: list[Operation] = []
         self.taken: dict[Operation, bool] = {}
+        self.decisions: list[tuple[Operation, bool]] = []
         self.module = module
         self.memory = memory
         self.observer = observer or Observer()
@@ -199,6 +200,7 @@ class Interpreter:
                 self.reached.append(op)
             then = self.branches[op] if op in self.branches else truth(cond, op.cond.type)
             self.taken.setdefault(op, then)
+            self.decisions.append((op, then))
             taken = op.then_region if then else op.else_region
             datas = self.run_block(taken.blocks[0]) if taken.blocks else []
             self.bind(op, datas, op.results)

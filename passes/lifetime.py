@@ -459,12 +459,33 @@ def numbering_of_plan(strategy: str) -> str:
 
 
 def planned_functions(module: Operation) -> list[func.FuncOp]:
-    """Functions with bodies, in module order."""
-    return [op for op in module.walk() if isinstance(op, func.FuncOp) and op.body.blocks]
+    """Functions with bodies, in module order. A call from one of them to another is refused
+    (:func:`check_calls`): each function's arena starts at offset 0, so a callee's tensors would
+    overwrite the caller's live ones."""
+    funcs = [op for op in module.walk() if isinstance(op, func.FuncOp) and op.body.blocks]
+    check_calls(funcs)
+    return funcs
+
+
+def check_calls(funcs: list[func.FuncOp]) -> None:
+    """Refuse ``func.call`` between functions that both have bodies (planned functions), located
+    at the call. What a call should mean — the callee's arena stacked above the caller's live
+    bytes at the call, or one arena over the call tree — is not defined yet; until it is,
+    accepting the call would let plan-memory, verify-plan and --check all pass an unsafe plan.
+    Calls to declarations (external kernels) are ordinary uses of their operands."""
+    bodies = {f.sym_name.data for f in funcs}
+    for f in funcs:
+        for op in f.body.walk():
+            if isinstance(op, func.CallOp) and op.callee.root_reference.data in bodies:
+                raise MemoptError(
+                    f"'@{f.sym_name.data}' calls '@{op.callee.root_reference.data}', another function memopt plans: calls "
+                    "between planned functions are not supported (both arenas would start at offset 0); inline the callee first",
+                    op,
+                )
 
 
 __all__ = [
     "CONTROL_FLOW_MODES", "NUMBERINGS", "FunctionLifetimes", "IfSpan", "Numbering",
-    "analyze_function", "align_up", "if_spans", "number_ops", "numbering_of_plan", "planned_functions",
+    "analyze_function", "align_up", "check_calls", "if_spans", "number_ops", "numbering_of_plan", "planned_functions",
     "value_location_op", "value_names",
 ]

@@ -31,6 +31,23 @@ from memopt.passes.plan_io import read_plan
 from memopt.planning import find_conflicts
 
 
+def _check_lower_bound(f, plan: PlanAttr) -> None:
+    """The recorded ``lower_bound`` must be the function's bound as ``plan-memory`` defines it
+    (``LB_nest`` of the joint numbering, or the serial max-live when lower): a reader compares
+    arenas against it, so a hand-edited or stale one is an error, not a comment."""
+    from memopt.passes.lifetime import if_spans
+    from memopt.planning import lower_bound
+
+    joint = analyze_function(f, mode="joint", inplace=True, alignment=1)
+    lb = lower_bound(joint.problem)
+    if if_spans(joint.numbering):
+        lb = min(lb, lower_bound(analyze_function(f, mode="serial", inplace=True, alignment=1).problem))
+    if plan.lower_bound.data != lb:
+        raise MemoptError(
+            f"invalid plan: recorded lower_bound {plan.lower_bound.data} is not the function's lower bound {lb}", f
+        )
+
+
 @dataclass(frozen=True)
 class VerifyPlanPass(ModulePass):
     """Re-check a planned module: fail, located, on any overlap or malformed plan."""
@@ -55,6 +72,7 @@ class VerifyPlanPass(ModulePass):
                         f"invalid plan: buffer '{b.id}' [{off}, {off + b.size}) exceeds the arena size {arena_size}",
                         value_location_op(owner),
                     )
+            _check_lower_bound(f, plan)
         # DMA schedule safety and on-chip placement of the staging buffers (insert-dma).
         from memopt.passes.dma_safety import verify_dma
 

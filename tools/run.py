@@ -40,6 +40,10 @@ def _parser() -> ArgParser:
     p.add_argument("--seed", type=int, default=0, help="seed of the generated inputs (default 0)")
     p.add_argument("--max-paths", type=int, default=64,
                    help="--check: execution paths to prove at most (every if forced both ways; default 64)")
+    p.add_argument("--max-bytes", type=int, default=None,
+                   help="refuse runs needing more storage than this many bytes (default 1 GiB)")
+    p.add_argument("--max-ops", type=int, default=None,
+                   help="refuse runs executing more ops than this, loops unrolled (default 10,000,000)")
     p.add_argument("--dma-landing", choices=("start", "wait"), default=None,
                    help="when a DMA copy lands in planned execution (default: start; --check: both)")
     return p
@@ -70,6 +74,13 @@ def _run(argv: Sequence[str], state: dict) -> int:
     args = _parser().parse_args(list(argv))
     if args.max_paths < 1:
         raise ToolError(f"--max-paths must be >= 1, got {args.max_paths}")
+    from memopt.executor.resources import DEFAULT_MAX_BYTES, DEFAULT_MAX_OPS, Limits
+
+    for name in ("max_bytes", "max_ops"):
+        v = getattr(args, name)
+        if v is not None and not 1 <= v < (1 << 63):
+            raise ToolError(f"--{name.replace('_', '-')} must be in [1, 2^63), got {v}")
+    limits = Limits(args.max_bytes or DEFAULT_MAX_BYTES, args.max_ops or DEFAULT_MAX_OPS)
     path = args.input_file
     state["file"] = "<stdin>" if path == "-" else path
     try:
@@ -81,7 +92,8 @@ def _run(argv: Sequence[str], state: dict) -> int:
     try:
         if args.check:
             landings = (args.dma_landing,) if args.dma_landing else ("start", "wait")
-            for r in check_module(module, args.func, seed=args.seed, dma_landings=landings, max_paths=args.max_paths):
+            for r in check_module(module, args.func, seed=args.seed, dma_landings=landings, max_paths=args.max_paths,
+                                  limits=limits):
                 more = "" if r.paths == r.total_paths else f", the first {r.paths} by --max-paths"
                 out.append(
                     f"@{r.function}: planned execution matches unplanned ({r.values} values, "
@@ -90,7 +102,7 @@ def _run(argv: Sequence[str], state: dict) -> int:
                 )
         else:
             ex = run_function(module, args.func, planned=args.planned, seed=args.seed,
-                              dma_landing=args.dma_landing or "start")
+                              dma_landing=args.dma_landing or "start", limits=limits)
             name = ex.func.sym_name.data
             for k, (t, data) in enumerate(zip(ex.types, ex.outputs)):
                 out.append(format_result(name, k, t, data))

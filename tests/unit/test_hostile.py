@@ -196,7 +196,7 @@ def test_file_name_with_newline_stays_one_line(tmp_path):
 
 def test_deep_nesting_is_planned_and_proven(tmp_path):
     """Nested ifs beyond the interpreter's default recursion limit (which stopped at about 120)."""
-    n = 400
+    n = 200
     body = []
     for i in range(n):
         body.append(f"%r{i} = memopt.if %c : tensor<i1> -> (tensor<4xf32>) {{")
@@ -207,6 +207,30 @@ def test_deep_nesting_is_planned_and_proven(tmp_path):
     p = tmp_path / "deep.mlir"
     p.write_text("builtin.module {\nfunc.func @main(%c: tensor<i1>, %x: tensor<4xf32>) -> tensor<4xf32> {\n"
                  + "\n".join(body) + "\n}\n}\n")
-    r = run(f"memopt-opt {p} --plan-memory -o {tmp_path}/planned.mlir && memopt-run {tmp_path}/planned.mlir --check")
+    r = run(f"memopt-opt {p} --plan-memory -o {tmp_path}/planned.mlir && memopt-run {tmp_path}/planned.mlir --check --max-paths 2")
     assert r.returncode == 0, r.stderr
     assert b"planned execution matches unplanned" in r.stdout
+
+
+# --------------------------------------------------------------------------- resources
+
+
+@pytest.mark.parametrize("body,needle", [
+    ('%l = memopt.loop 9000000000000000000 iter_args(%a = %x) : tensor<4xf32> {\n'
+     '      %b = memopt.compute "relu"(%a) : (tensor<4xf32>) -> tensor<4xf32>\n      memopt.yield %b : tensor<4xf32>\n    }\n'
+     '    %o = memopt.compute "relu"(%l) : (tensor<4xf32>) -> tensor<4xf32>',
+     "3:5: executing '@main' would run more than 10000000 ops (--max-ops) because of this loop's trip count"),
+    ('%o = memopt.compute "relu"(%x) : (tensor<4xf32>) -> tensor<4xf32>\n'
+     '    %big = memopt.compute "relu"(%x) : (tensor<4xf32>) -> tensor<1000000000000xf32>',
+     "bytes (the largest tensor alone: 4000000000000 bytes), over the limit of 1073741824 (--max-bytes)"),
+])
+@pytest.mark.parametrize("mode", ["", "--check"])
+def test_runs_that_cannot_execute_here_are_refused(tmp_path, body, needle, mode):
+    p = tmp_path / "r.mlir"
+    p.write_text("builtin.module {\n  func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {\n    " + body
+                 + "\n    func.return %o : tensor<4xf32>\n  }\n}\n")
+    src = p
+    if mode:
+        src = tmp_path / "planned.mlir"
+        assert run(f"memopt-opt {p} --plan-memory -o {src}").returncode == 0
+    assert_one_line_error(run(f"memopt-run {src} {mode}"), "memopt-run", needle)

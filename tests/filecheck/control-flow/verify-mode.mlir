@@ -15,7 +15,7 @@
 // RUN: not memopt-opt --verify-plan %t.hand.mlir 2>&1 | filecheck %s --check-prefix=JOINT
 
 builtin.module {
-  func.func @main(%c: tensor<i1>, %x: tensor<16xf32>) -> tensor<16xf32> attributes {memopt.arg_offsets = array<i64: 64, 0>, memopt.plan = #memopt.plan<arena_size = 320, lower_bound = 0, strategy = MODE>} {
+  func.func @main(%c: tensor<i1>, %x: tensor<16xf32>) -> tensor<16xf32> attributes {memopt.arg_offsets = array<i64: 64, 0>, memopt.plan = #memopt.plan<arena_size = 320, lower_bound = 192, strategy = MODE>} {
     %v = memopt.compute "v"(%x) {memopt.offsets = array<i64: 128>} : (tensor<16xf32>) -> tensor<16xf32>
     %r = memopt.if %c : tensor<i1> -> (tensor<16xf32>) {
       %t1 = memopt.compute "t1"(%x) {memopt.offsets = array<i64: 256>} : (tensor<16xf32>) -> tensor<16xf32>
