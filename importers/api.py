@@ -39,6 +39,7 @@ def detect_format(path: str, data: bytes | None = None) -> str:
 def import_model(
     path: str, input_shapes: dict[str, tuple[int, ...]] | None = None, format: str | None = None,
     *, keep_static_if: bool = False, dims: dict[str, int] | None = None,
+    trip_counts: dict[str, int] | None = None,
 ) -> ImportResult:
     """Import an ONNX or TFLite model into a verified memopt module (raises ModelImportError).
 
@@ -46,12 +47,14 @@ def import_model(
     ``memopt.if`` rather than inlining its taken branch (see
     :func:`memopt.importers.onnx_import.import_onnx`); TFLite has no such folding, so the
     option changes nothing there. ``dims`` (ONNX) fixes symbolic dimensions by name everywhere
-    they appear in the graph inputs (``{"batch": 1}``); TFLite shapes are static."""
+    they appear in the graph inputs (``{"batch": 1}``); TFLite shapes are static.
+    ``trip_counts`` (ONNX) gives the trip count of a ``Loop`` whose count is a run-time value, by
+    node name or first output (required when the Loop has scan outputs)."""
     fmt = format or detect_format(path)
     if fmt == "onnx":
         from .onnx_import import import_onnx
 
-        module, b = import_onnx(path, input_shapes, keep_static_if=keep_static_if, dims=dims)
+        module, b = import_onnx(path, input_shapes, keep_static_if=keep_static_if, dims=dims, trip_counts=trip_counts)
     elif fmt == "tflite":
         from .tflite_import import import_tflite
 

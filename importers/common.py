@@ -141,23 +141,24 @@ def parse_input_shapes(specs: Sequence[str]) -> dict[str, tuple[int, ...]]:
     return out
 
 
-def parse_dims(specs: Sequence[str]) -> dict[str, int]:
-    """``["batch=1", "seq=512"]`` → ``{"batch": 1, "seq": 512}`` (``--dim``; each symbol once)."""
+def parse_dims(specs: Sequence[str], flag: str = "--dim") -> dict[str, int]:
+    """``["batch=1", "seq=512"]`` → ``{"batch": 1, "seq": 512}`` (``--dim``, ``--trip-count``;
+    each name once)."""
     from memopt.planning.numbers import parse_int64
 
     out: dict[str, int] = {}
     for spec in specs:
         name, eq, value = spec.rpartition("=")
         if not eq or not name:
-            raise ModelImportError(f"--dim '{spec}': expected SYMBOL=N, e.g. batch=1")
+            raise ModelImportError(f"{flag} '{spec}': expected NAME=N, e.g. batch=1")
         if name in out:
-            raise ModelImportError(f"--dim gives '{name}' twice")
+            raise ModelImportError(f"{flag} gives '{name}' twice")
         try:
-            n = parse_int64(value, "dimension")
+            n = parse_int64(value, "value")
         except ValueError as e:
-            raise ModelImportError(f"--dim '{spec}': {e}") from None
+            raise ModelImportError(f"{flag} '{spec}': {e}") from None
         if n < 0:
-            raise ModelImportError(f"--dim '{spec}': a dimension must be >= 0")
+            raise ModelImportError(f"{flag} '{spec}': the value must be >= 0")
         out[name] = n
     return out
 

@@ -114,7 +114,7 @@ class OnnxReader:
     """Reads one ONNX model; :meth:`build` emits it through a :class:`ModuleBuilder`."""
 
     def __init__(self, path: str, input_shapes: dict[str, tuple[int, ...]], keep_static_if: bool = False,
-                 dims: dict[str, int] | None = None):
+                 dims: dict[str, int] | None = None, trip_counts: dict[str, int] | None = None):
         import onnx
 
         self.path = path
@@ -132,6 +132,8 @@ class OnnxReader:
         self.model = model
         self.opsets = {o.domain or "ai.onnx": o.version for o in model.opset_import}
         self._apply_input_shapes(input_shapes, dims or {})
+        self.trip_counts = dict(trip_counts or {})
+        _validate_graph(model.graph, set())
         self.t = _Types()
         self.folded: set[str] = set()
         self.static_if: dict[tuple, object] = {}
@@ -441,6 +443,11 @@ class OnnxReader:
             self.t.elem[vi.name] = elem
 
     def _trip_count(self, node) -> int | None:
+        """The Loop's trip count: its ``M`` input when known at import, else what
+        ``--trip-count`` gives for it (by node name or first output), else None."""
+        for key in (node.name, node.output[0] if node.output else None):
+            if key and key in self.trip_counts:
+                return self.trip_counts[key]
         if node.input and node.input[0]:
             v = self._value(node.input[0])
             if v is not None and v.size == 1:
@@ -458,6 +465,14 @@ class OnnxReader:
         self._propagate(body)
         trip = self._trip_count(node)
         n = len(carried)
+        if trip is None and any(node.output[n:]):
+            # Scan outputs stack one slice per iteration: planned for one trip they would be
+            # under-allocated, an unsafe plan. Carried values alone do not depend on the count.
+            key = node.name or node.output[0]
+            raise ModelImportError(
+                f"{_node_label(node)} has scan outputs and a trip count known only at run time: its "
+                f"buffers' sizes depend on it; give it with --trip-count {key}=N"
+            )
         for k, o in enumerate(node.output):
             if not o:
                 continue
@@ -697,6 +712,53 @@ def _np_to_onnx(dt) -> int:
     return helper.np_dtype_to_tensor_dtype(np.dtype(dt))
 
 
+def _node_label(node) -> str:
+    return f"{node.op_type} '{node.name or (node.output[0] if node.output else '?')}'"
+
+
+def _validate_graph(g, outer: set[str]) -> None:
+    """Reject models ONNX itself calls invalid, which would otherwise be imported silently
+    wrong: a value produced twice (two nodes writing one output, SSA broken), an ``If`` whose
+    branches yield a different number of values than the node has outputs, or different
+    element types for one output (ONNX requires them equal), a ``Scan`` without
+    ``num_scan_inputs``. Recursive over subgraphs, which see the outer scope's names."""
+    import onnx
+
+    produced: dict[str, str] = {}
+    for name in [i.name for i in g.input] + [i.name for i in g.initializer]:
+        produced.setdefault(name, "a graph input")
+    for node in g.node:
+        for o in node.output:
+            if not o:
+                continue
+            if o in produced and produced[o] != "a graph input":
+                raise ModelImportError(f"invalid model: value '{o}' is produced twice (by {produced[o]} and {_node_label(node)})")
+            produced[o] = _node_label(node)
+        attrs = {a.name: a for a in node.attribute}
+        if node.op_type == "If":
+            branches = [attrs[k].g for k in ("then_branch", "else_branch") if k in attrs]
+            if len(branches) != 2:
+                raise ModelImportError(f"invalid model: {_node_label(node)} lacks a then_branch or else_branch")
+            counts = [len(b.output) for b in branches]
+            if counts[0] != counts[1] or counts[0] != len(node.output):
+                raise ModelImportError(
+                    f"invalid model: {_node_label(node)} has {len(node.output)} outputs but its branches yield "
+                    f"{counts[0]} (then) and {counts[1]} (else)"
+                )
+            for k, (a, b) in enumerate(zip(branches[0].output, branches[1].output)):
+                ea, eb = a.type.tensor_type.elem_type, b.type.tensor_type.elem_type
+                if ea and eb and ea != eb:
+                    na = onnx.TensorProto.DataType.Name(ea)
+                    nb = onnx.TensorProto.DataType.Name(eb)
+                    raise ModelImportError(
+                        f"invalid model: output {k} of {_node_label(node)} is {na} in the then branch and {nb} in the else branch"
+                    )
+        if node.op_type == "Scan" and "num_scan_inputs" not in attrs:
+            raise ModelImportError(f"invalid model: {_node_label(node)} has no num_scan_inputs attribute (required)")
+        for sub in _subgraphs(node):
+            _validate_graph(sub, outer | set(produced))
+
+
 def _node_key(node) -> tuple:
     return (node.name, tuple(node.output))
 
@@ -739,7 +801,7 @@ def _order_key(g):
 
 def import_onnx(
     path: str, input_shapes: dict[str, tuple[int, ...]] | None = None, *, keep_static_if: bool = False,
-    dims: dict[str, int] | None = None,
+    dims: dict[str, int] | None = None, trip_counts: dict[str, int] | None = None,
 ):
     """Import an ONNX model file; returns ``(module, builder)``.
 
@@ -747,7 +809,8 @@ def import_onnx(
     ``memopt.if`` instead of inlining its taken branch, so a model's real control-flow nesting
     reaches the planner (for control-flow benchmarks); the untaken branch, when it cannot run
     with the given input shapes, becomes the ``unreachable`` placeholder."""
-    reader = OnnxReader(path, dict(input_shapes or {}), keep_static_if=keep_static_if, dims=dims)
+    reader = OnnxReader(path, dict(input_shapes or {}), keep_static_if=keep_static_if, dims=dims,
+                        trip_counts=trip_counts)
     b = ModuleBuilder()
     module = reader.build(b)
     b.warnings.extend(reader.warnings)

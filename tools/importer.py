@@ -29,6 +29,9 @@ def _parser() -> ArgParser:
     p.add_argument("--dim", action="append", default=[], metavar="SYMBOL=N",
                    help="fix a symbolic dimension by its name wherever it appears in the graph inputs, "
                         "e.g. batch=1 (ONNX Runtime's free-dimension override; repeatable)")
+    p.add_argument("--trip-count", action="append", default=[], metavar="LOOP=N",
+                   help="trip count of an ONNX Loop known only at run time (by node name or first output; "
+                        "required when it has scan outputs; repeatable)")
     p.add_argument("--format", choices=("onnx", "tflite"), default=None,
                    help="model format (default: from the file's contents and extension)")
     p.add_argument("--keep-static-if", action="store_true",
@@ -47,8 +50,10 @@ def _run(argv: list[str], state: dict) -> int:
 
     try:
         shapes = parse_input_shapes(args.input_shape)
-        dims = parse_dims(args.dim)
-        result = import_model(args.model, shapes, args.format, keep_static_if=args.keep_static_if, dims=dims)
+        dims = parse_dims(args.dim, "--dim")
+        trips = parse_dims(args.trip_count, "--trip-count")
+        result = import_model(args.model, shapes, args.format, keep_static_if=args.keep_static_if, dims=dims,
+                              trip_counts=trips)
     except ModelImportError as e:
         raise ToolError(" ".join(str(e).split())) from None
     for w in result.warnings:

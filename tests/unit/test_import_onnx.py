@@ -360,3 +360,80 @@ def test_helpers():
     assert sanitize("model/conv:0") == "model.conv.0"
     assert sanitize("53") == "v53"
     assert sanitize("Slice_1") == "Slice.1"  # xDSL would strip a trailing _<digits>
+
+
+# --------------------------------------------------------------------------- invalid models
+
+
+def _const_branch(name, out, elem=TP.FLOAT, n=1):
+    outs = [helper.make_tensor_value_info(f"{name}{k}", elem, [2]) for k in range(n)]
+    nodes = [helper.make_node("Constant", [], [f"{name}{k}"],
+                              value=helper.make_tensor(f"c{name}{k}", elem, [2], [1, 2])) for k in range(n)]
+    return helper.make_graph(nodes, name, [], outs)
+
+
+def _if_model(tmp_path, then_g, else_g, outputs=("y",)):
+    c = helper.make_tensor_value_info("c", TP.BOOL, [])
+    ys = [helper.make_tensor_value_info(o, TP.FLOAT, None) for o in outputs]
+    node = helper.make_node("If", ["c"], list(outputs), then_branch=then_g, else_branch=else_g, name="the_if")
+    return save(tmp_path, helper.make_graph([node], "g", [c], ys))
+
+
+def test_if_branches_must_agree(tmp_path):
+    p = _if_model(tmp_path, _const_branch("t", "y"), _const_branch("e", "y", n=2))
+    with pytest.raises(ModelImportError, match=r"If 'the_if' has 1 outputs but its branches yield 1 \(then\) and 2 \(else\)"):
+        import_model(p)
+    p = _if_model(tmp_path, _const_branch("t", "y"), _const_branch("e", "y", elem=TP.INT64))
+    with pytest.raises(ModelImportError, match="output 0 of If 'the_if' is FLOAT in the then branch and INT64 in the else branch"):
+        import_model(p)
+
+
+def test_a_value_produced_twice_is_refused(tmp_path):
+    x = helper.make_tensor_value_info("x", TP.FLOAT, [4])
+    y = helper.make_tensor_value_info("y", TP.FLOAT, [4])
+    nodes = [helper.make_node("Relu", ["x"], ["y"], name="a"), helper.make_node("Neg", ["x"], ["y"], name="b")]
+    p = save(tmp_path, helper.make_graph(nodes, "g", [x], [y]))
+    with pytest.raises(ModelImportError, match=r"value 'y' is produced twice \(by Relu 'a' and Neg 'b'\)"):
+        import_model(p)
+
+
+def test_scan_without_num_scan_inputs_is_refused(tmp_path):
+    x = helper.make_tensor_value_info("x", TP.FLOAT, [3, 4])
+    s0 = helper.make_tensor_value_info("s0", TP.FLOAT, [4])
+    y = helper.make_tensor_value_info("y", TP.FLOAT, None)
+    body = helper.make_graph(
+        [helper.make_node("Add", ["si", "xi"], ["so"]), helper.make_node("Identity", ["so"], ["yo"])], "body",
+        [helper.make_tensor_value_info("si", TP.FLOAT, [4]), helper.make_tensor_value_info("xi", TP.FLOAT, [4])],
+        [helper.make_tensor_value_info("so", TP.FLOAT, [4]), helper.make_tensor_value_info("yo", TP.FLOAT, [4])])
+    node = helper.make_node("Scan", ["s0", "x"], ["sf", "y"], body=body, name="scan")
+    p = save(tmp_path, helper.make_graph([node], "g", [s0, x], [y]))
+    with pytest.raises(ModelImportError, match="Scan 'scan' has no num_scan_inputs attribute"):
+        import_model(p)
+
+
+def _runtime_loop(tmp_path):
+    m = helper.make_tensor_value_info("M", TP.INT64, [])
+    x = helper.make_tensor_value_info("x", TP.FLOAT, [4])
+    y = helper.make_tensor_value_info("ys", TP.FLOAT, None)
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["cond_in"], ["cond_out"]), helper.make_node("Relu", ["v_in"], ["v_out"]),
+         helper.make_node("Neg", ["v_in"], ["scan"])], "body",
+        [helper.make_tensor_value_info("i", TP.INT64, []), helper.make_tensor_value_info("cond_in", TP.BOOL, []),
+         helper.make_tensor_value_info("v_in", TP.FLOAT, [4])],
+        [helper.make_tensor_value_info("cond_out", TP.BOOL, []), helper.make_tensor_value_info("v_out", TP.FLOAT, [4]),
+         helper.make_tensor_value_info("scan", TP.FLOAT, [4])])
+    node = helper.make_node("Loop", ["M", "", "x"], ["vf", "ys"], body=body, name="loop")
+    return save(tmp_path, helper.make_graph([node], "g", [m, x], [y]))
+
+
+def test_runtime_trip_count_with_scan_outputs_needs_the_count(tmp_path):
+    """Planned as one trip, the stacked scan output would be under-allocated: refused, unless
+    --trip-count gives the count, which then sizes it."""
+    p = _runtime_loop(tmp_path)
+    with pytest.raises(ModelImportError, match=r"Loop 'loop' has scan outputs and a trip count known only at run time.*--trip-count loop=N"):
+        import_model(p)
+    r = import_model(p, trip_counts={"loop": 5})
+    loop = ops_of(r.module, LoopOp)[0]
+    assert loop.trip_count.value.data == 5
+    assert any("tensor<5x4xf32>" in str(res.type) for res in loop.results)
+    assert import_main([p, "--trip-count", "loop=5", "-o", str(tmp_path / "o.mlir")]) == 0
