@@ -49,6 +49,7 @@ for ``serial``, joint steps otherwise).
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -56,12 +57,14 @@ from xdsl.dialects import builtin
 from xdsl.dialects.builtin import IntegerAttr, i64
 from xdsl.passes import ModulePass
 
-from memopt.diagnostics import MemoptError
+from memopt.diagnostics import MemoptError, locate
 from memopt.passes.lifetime import (
     CONTROL_FLOW_MODES, FunctionLifetimes, analyze_function, if_spans, planned_functions,
 )
 from memopt.passes.options import option
 from memopt.passes.plan_io import write_plan
+from memopt.passes.upstream_lifetime import analyze_upstream, is_upstream
+from memopt.passes.upstream_plan import write_upstream_plan
 from memopt.planning import (
     PlanningError, Solution, Strategy, lower_bound, lower_bound_inplace, make_strategy, strategy_names, validate,
 )
@@ -181,6 +184,27 @@ class PlanMemoryPass(ModulePass):
             self.strategy, budget=self.budget, match_range=self.match_range, num_groups=self.num_groups
         ))
 
+    def _plan_upstream(self, f, prefix: str) -> list[tuple]:
+        """A bufferized upstream function: tracer → planner → mutator (one arena, views)."""
+        lt = analyze_upstream(f)
+        for alloc, why in lt.remarks:
+            loc = locate(alloc)
+            where = f"{loc[0]}:{loc[1]}: " if loc else ""
+            sys.stderr.write(f"remark: {where}'{alloc.name}' in '@{f.sym_name.data}' {why}\n")
+        problem = lt.problem
+        solution = self._strategy().plan(problem)
+        try:
+            validate(problem, solution)
+        except PlanningError as e:
+            raise MemoptError(f"internal error: strategy '{solution.strategy}' produced an invalid plan: {e}", f) from None
+        lb = lower_bound(problem)
+        if self.capacity is not None and solution.height > self.capacity:
+            raise MemoptError(
+                f"arena of '@{f.sym_name.data}' needs {solution.height} bytes, over capacity {self.capacity} (lower bound {lb})", f
+            )
+        write_upstream_plan(lt, solution, lb, self.alignment)
+        return [(prefix + b.id, b.start, b.end, b.size, o) for b, o in zip(problem.buffers, solution.offsets)]
+
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         check_options(
             self.strategy, self.alignment, self.control_flow, self.capacity, self.budget,
@@ -189,6 +213,9 @@ class PlanMemoryPass(ModulePass):
         rows = []
         funcs = planned_functions(op)
         for f in funcs:
+            if is_upstream(f):
+                rows += self._plan_upstream(f, prefix=f"{f.sym_name.data}::" if len(funcs) > 1 else "")
+                continue
             fp = plan_function_memory(
                 f, self._strategy(), control_flow=self.control_flow, inplace=self.inplace,
                 alignment=self.alignment,

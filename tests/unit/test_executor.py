@@ -398,7 +398,9 @@ def test_cli_errors_are_one_located_line(capsys, tmp_path, args, message):
 
 def _example_files() -> list[Path]:
     files = sorted((ROOT / "examples").glob("*.mlir"))
-    files += sorted(p for p in (ROOT / "tests" / "filecheck").rglob("*.mlir") if "Output" not in p.parts)
+    # Upstream (memref) programs have no executor yet: their outputs are verified by iree-opt.
+    files += sorted(p for p in (ROOT / "tests" / "filecheck").rglob("*.mlir")
+                    if "Output" not in p.parts and "upstream" not in p.parts)
     return files
 
 

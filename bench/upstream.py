@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""memopt's plan-memory vs upstream MLIR's static-memory-planner-analysis, on upstream IR.
+
+Inputs are generated bufferized programs (``func`` + ``memref`` + ``scf``, external kernels
+called in destination-passing style): chains with skip connections, some ``scf.for`` loops
+reading outer buffers, some ``scf.if`` blocks. Deallocs are placed two ways, as bufferization
+pipelines do: ``late`` (all at the end of the function, e.g. ownership-based deallocation before
+its simplification) and ``tight`` (right after the last use). Per program, side by side in one
+run: memopt's arena (``memopt.arena_size``), upstream's arena with ``best-fit`` and ``trivial``
+(the ``memref<Nxi8>`` it allocates, plus any allocation it leaves unplanned), the lower bound,
+and whether ``iree-opt`` parses and verifies memopt's output.
+
+    python bench/upstream.py [--programs 12] [--seed 0] [--ops 40]
+
+Needs ``iree-opt`` (PyPI ``iree-base-compiler``, in the test extra) on PATH or beside Python.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+
+def program(rng: random.Random, n_ops: int, dealloc: str) -> str:
+    sizes = [rng.choice((64, 256, 1024, 4096)) for _ in range(n_ops)]
+    ty = lambda k: f"memref<{sizes[k]}xi8>"  # noqa: E731
+    decls = sorted({(a, b) for a in set(sizes) for b in set(sizes)})
+    lines = [f"func.func private @k_{a}_{b}(memref<{a}xi8>, memref<{b}xi8>)" for a, b in decls]
+    lines.append(f"func.func @main(%x: memref<{sizes[0]}xi8>, %c: i1) {{")
+    lines += ["  %c0 = arith.constant 0 : index", "  %c1 = arith.constant 1 : index", "  %c3 = arith.constant 3 : index"]
+    last_use: dict[int, int] = {}
+    body: list[str] = []
+    prev = "%x"
+    prev_size = sizes[0]
+    for k in range(1, n_ops):
+        body.append(f"  %v{k} = memref.alloc() : {ty(k)}")
+        src = prev
+        src_size = prev_size
+        if k > 4 and rng.random() < 0.2:  # a skip connection
+            j = rng.randrange(max(1, k - 12), k - 1)
+            src, src_size = f"%v{j}", sizes[j]
+            last_use[j] = k
+        call = f"func.call @k_{src_size}_{sizes[k]}({src}, %v{k}) : (memref<{src_size}xi8>, {ty(k)}) -> ()"
+        r = rng.random()
+        if r < 0.1:
+            body.append(f"  scf.for %i{k} = %c0 to %c3 step %c1 {{\n    {call}\n  }}")
+        elif r < 0.2:
+            body.append(f"  scf.if %c {{\n    {call}\n  }}")
+        else:
+            body.append(f"  {call}")
+        if prev != "%x":
+            last_use[int(prev[2:])] = k
+        if src != prev and src != "%x":
+            last_use[int(src[2:])] = k
+        prev, prev_size = f"%v{k}", sizes[k]
+        if dealloc == "tight":
+            for j, u in sorted(last_use.items()):
+                if u == k and j != k:
+                    body.append(f"  memref.dealloc %v{j} : {ty(j)}")
+                    last_use[j] = -1
+    if dealloc == "late":
+        body += [f"  memref.dealloc %v{j} : {ty(j)}" for j in range(1, n_ops)]
+    else:
+        body += [f"  memref.dealloc %v{j} : {ty(j)}" for j, u in sorted(last_use.items()) if u != -1]
+        body.append(f"  memref.dealloc {prev} : {ty(int(prev[2:]))}")
+    lines += body + ["  func.return", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def upstream_bytes(text: str) -> int:
+    """Upstream's arena (the memref<Nxi8> it allocates) plus every static alloc it left alone."""
+    total = 0
+    for m in re.finditer(r"memref\.alloc\(\)[^:]*: memref<(\d+)xi8>", text):
+        total += int(m.group(1))
+    return total
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--programs", type=int, default=12)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--ops", type=int, default=40)
+    args = ap.parse_args(argv)
+    bindir = os.path.dirname(sys.executable)
+    iree = shutil.which("iree-opt", path=bindir + os.pathsep + os.environ.get("PATH", ""))
+    if iree is None:
+        print("iree-opt not found: pip install iree-base-compiler", file=sys.stderr)
+        return 1
+    opt = os.path.join(bindir, "memopt-opt")
+    print("| program | deallocs | LB | memopt | upstream best-fit | upstream trivial | best-fit / memopt | memopt output verifies |")
+    print("|---|---|---:|---:|---:|---:|---:|---|")
+    wins = ties = losses = verified = 0
+    rng = random.Random(args.seed)
+    with tempfile.TemporaryDirectory() as d:
+        for p in range(args.programs):
+            seed = rng.randrange(1 << 30)  # the same program with either dealloc placement
+            for dealloc in ("late", "tight"):
+                text = program(random.Random(seed), args.ops, dealloc)
+                src = os.path.join(d, f"p{p}{dealloc}.mlir")
+                with open(src, "w") as f:
+                    f.write(text)
+                ours = subprocess.run([opt, src, "--plan-memory"], capture_output=True, text=True, check=True).stdout
+                arena = int(re.search(r"memopt.arena_size = (\d+)", ours).group(1))
+                lb = int(re.search(r"memopt.lower_bound = (\d+)", ours).group(1))
+                ok = subprocess.run([iree], input=ours, capture_output=True, text=True).returncode == 0
+                verified += ok
+                peers = []
+                for algo in ("best-fit", "trivial"):
+                    out = subprocess.run(
+                        [iree, f"--pass-pipeline=builtin.module(func.func(static-memory-planner-analysis{{algorithm={algo}}}))", src],
+                        capture_output=True, text=True, check=True).stdout
+                    peers.append(upstream_bytes(out))
+                wins += arena < peers[0]
+                ties += arena == peers[0]
+                losses += arena > peers[0]
+                print(f"| p{p} | {dealloc} | {lb} | {arena} | {peers[0]} | {peers[1]} | {peers[0] / max(arena, 1):.2f} | {'yes' if ok else 'NO'} |")
+                sys.stdout.flush()
+    n = 2 * args.programs
+    print(f"\n# {n} programs: memopt smaller than upstream best-fit on {wins}, equal on {ties}, larger on {losses}; "
+          f"memopt output verified by iree-opt: {verified}/{n}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
