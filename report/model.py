@@ -167,6 +167,20 @@ def live_curve(fv: FunctionView) -> tuple[np.ndarray, np.ndarray]:
     return steps, out.astype(np.int64)
 
 
+def pool_series(fv: FunctionView, allocator: str) -> tuple[str, list[int], list[int]]:
+    """An eager pool's bytes allocated over the plan's steps (:mod:`memopt.planning.pool` replays
+    the same tensors: allocated at their first step, freed after their last, in-place pairs as
+    one), labelled with the pool's peak reserved: ``(label, steps, bytes)`` for the live curve."""
+    from memopt.planning.inplace import fold_overwrites
+    from memopt.planning.pool import replay
+
+    problem = fold_overwrites(_problem(fv))[0]
+    r = replay(problem, allocator)
+    steps = [t[0] for t in r.timeline]
+    allocated = [t[2] for t in r.timeline]
+    return f"{allocator} pool allocated (reserved peak {r.peak_reserved})", steps, allocated
+
+
 @dataclass(frozen=True)
 class Peak:
     step: int
@@ -222,5 +236,5 @@ def _on(path: Path, chosen: dict[Path, int]) -> bool:
 
 __all__ = [
     "KINDS", "BranchSpan", "FunctionView", "Peak", "PlanView", "RegionTimeline", "StagingBox", "TensorBox",
-    "TimelineEvent", "has_dma", "live_curve", "peak",
+    "TimelineEvent", "has_dma", "live_curve", "peak", "pool_series",
 ]

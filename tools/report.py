@@ -33,6 +33,11 @@ def _parser() -> ArgParser:
     p.add_argument("--func", default=None, help="function to show (default: every function; pictures: @main, else the first)")
     p.add_argument("--capacity", type=int, default=None, help="on-chip capacity in bytes to draw and check (default: the target's)")
     p.add_argument("--target", default=None, help="target description file for the DMA timeline (as insert-dma's target=)")
+    from memopt.planning.pool import ALLOCATORS
+
+    p.add_argument("--pool", default=None, choices=ALLOCATORS,
+                   help="pictures: also plot what an eager pool (mindspore, mindspore-shared, pytorch, bfc) allocates "
+                        "for the same tensors over the live-bytes curve")
     p.add_argument("--no-tensors", action="store_true", help="text: leave out the per-tensor table")
     return p
 
@@ -83,6 +88,18 @@ def _picked(view, func_name: str | None):
     return view.functions[0]
 
 
+def _series(fv, pool: str | None) -> tuple:
+    if pool is None:
+        return ()
+    from memopt.planning import PlanningError
+    from memopt.report.model import pool_series
+
+    try:
+        return (pool_series(fv, pool),)
+    except PlanningError as e:
+        raise ToolError(f"--pool: {e}") from None
+
+
 def _run(argv: Sequence[str], state: dict) -> int:
     from memopt.diagnostics import MemoptError, read_source
 
@@ -104,12 +121,13 @@ def _run(argv: Sequence[str], state: dict) -> int:
     elif fmt == "html":
         from memopt.report.html import html_page
 
-        write_output(args.output, html_page(view).encode("utf-8"))
+        write_output(args.output, html_page(view, lambda fv: _series(fv, args.pool)).encode("utf-8"))
     else:
         from memopt.report.figures import render
 
         try:
-            data = render(view, _picked(view, args.func), fmt)
+            fv = _picked(view, args.func)
+            data = render(view, fv, fmt, _series(fv, args.pool))
         except RuntimeError as e:
             raise ToolError(str(e)) from None
         write_output(args.output, data)
