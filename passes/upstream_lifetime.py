@@ -5,8 +5,8 @@ What compiler flows hold after bufferization is this dialect mix, not memopt's; 
 the ones :mod:`memopt.passes.lifetime` applies to the memopt dialect, restated for it:
 
 * **one global numbering**: every op one step in program order, the ops of nested regions
-  numbered inside their parent's span (``scf.if`` branches one after the other: sound without
-  exclusivity, as TFLite Micro's serial scheme);
+  numbered inside their parent's span; the two branches of an ``scf.if`` overlaid on the same
+  steps and exclusive (buffers of different branches may share bytes: only one branch runs);
 * **a buffer** is a ``memref.alloc``/``memref.alloca`` with a static shape, the identity layout,
   the default memory space and a whole-byte element type — what ``memref.view`` of an ``i8``
   arena can express. Anything else is left as it is, with a one-line remark naming it;
@@ -80,25 +80,43 @@ def plannable(op: Operation) -> str | None:
     return None
 
 
-def _number(body: Block) -> tuple[dict[Operation, int], dict[Operation, int]]:
+def _number(body: Block):
+    """Begin/end step of every op and the branch path of every block. The branches of an
+    ``scf.if`` are overlaid on the same steps (after its begin) and marked exclusive through
+    their path, as memopt's joint numbering does for ``memopt.if``: sound because on any path the
+    ops that run appear in program order, and the two branches never run together."""
     begin: dict[Operation, int] = {}
     end: dict[Operation, int] = {}
-    step = 0
+    path_of: dict[Block, tuple] = {}
+    ifs = 0
 
-    def walk(block: Block) -> None:
-        nonlocal step
+    def walk(block: Block, step: int, path: tuple) -> int:
+        nonlocal ifs
+        path_of[block] = path
         for op in block.ops:
             begin[op] = step
             step += 1
-            for region in op.regions:
-                for b in region.blocks:
-                    walk(b)
+            if isinstance(op, scf.IfOp):
+                if_id = ifs
+                ifs += 1
+                last = step
+                for k, region in enumerate(op.regions):
+                    s = step
+                    for b in region.blocks:
+                        s = walk(b, s, path + ((if_id, k),))
+                    last = max(last, s)
+                step = last
+            else:
+                for region in op.regions:
+                    for b in region.blocks:
+                        step = walk(b, step, path)
             end[op] = step
             if op.regions:
                 step += 1
+        return step
 
-    walk(body)
-    return begin, end
+    walk(body, 0, ())
+    return begin, end, path_of
 
 
 def _loop_like(op: Operation) -> bool:
@@ -123,7 +141,7 @@ def _use_step(user: Operation, home: Block, begin, end) -> int:
 def analyze_upstream(f: func.FuncOp) -> UpstreamLifetimes:
     """Trace every alloc of ``f`` (see module docstring)."""
     body = f.body.blocks[0]
-    begin, end = _number(body)
+    begin, end, path_of = _number(body)
     buffers: list[Buffer] = []
     allocs: list[Operation] = []
     remarks: list[tuple[Operation, str]] = []
@@ -176,7 +194,7 @@ def analyze_upstream(f: func.FuncOp) -> UpstreamLifetimes:
             name = f"{base}_{k}"
             k += 1
         used_names.add(name)
-        buffers.append(Buffer(name, size, begin[op], last + 1, max(1, align)))
+        buffers.append(Buffer(name, size, begin[op], last + 1, max(1, align), path_of.get(home, ())))
         allocs.append(op)
     return UpstreamLifetimes(f, Problem.of(buffers), allocs, remarks)
 

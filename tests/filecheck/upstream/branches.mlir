@@ -1,0 +1,32 @@
+// scf.if branches are exclusive: a buffer of the then branch and one of the else branch share
+// bytes (only one branch runs); a buffer live across the if shares with neither. Upstream MLIR's
+// planner (alloc -> dealloc, no branch exclusivity) keeps them apart.
+// RUN: memopt-opt %s -p 'plan-memory{strategy=large-first export="%t.csv"}' -o %t.mlir
+// RUN: filecheck %s --check-prefix=CSV < %t.csv
+// CSV:      id,lower,upper,size,offset
+// CSV-NEXT: a,0,9,1024,[[A:[0-9]+]]
+// CSV-NEXT: t,2,4,4096,[[T:[0-9]+]]
+// CSV-NEXT: e,2,5,4096,[[T]]
+// CHECK-LABEL: @main
+// RUN: filecheck %s < %t.mlir
+// CHECK: memopt.arena_size = 5120 : i64
+
+func.func private @k(memref<256xf32>, memref<1024xf32>)
+func.func private @j(memref<1024xf32>, memref<256xf32>)
+func.func private @m(memref<256xf32>, memref<256xf32>)
+func.func @main(%x: memref<256xf32>, %y: memref<256xf32>, %c: i1) {
+  %a = memref.alloc() : memref<256xf32>
+  scf.if %c {
+    %t = memref.alloc() : memref<1024xf32>
+    func.call @k(%a, %t) : (memref<256xf32>, memref<1024xf32>) -> ()
+    memref.dealloc %t : memref<1024xf32>
+  } else {
+    %e = memref.alloc() : memref<1024xf32>
+    func.call @k(%x, %e) : (memref<256xf32>, memref<1024xf32>) -> ()
+    func.call @j(%e, %y) : (memref<1024xf32>, memref<256xf32>) -> ()
+    memref.dealloc %e : memref<1024xf32>
+  }
+  func.call @m(%a, %y) : (memref<256xf32>, memref<256xf32>) -> ()
+  memref.dealloc %a : memref<256xf32>
+  func.return
+}
