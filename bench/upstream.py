@@ -8,7 +8,8 @@ pipelines do: ``late`` (all at the end of the function, e.g. ownership-based dea
 its simplification) and ``tight`` (right after the last use). Per program, side by side in one
 run: memopt's arena (``memopt.arena_size``), upstream's arena with ``best-fit`` and ``trivial``
 (the ``memref<Nxi8>`` it allocates, plus any allocation it leaves unplanned), the lower bound,
-and whether ``iree-opt`` parses and verifies memopt's output.
+whether ``iree-opt`` parses and verifies memopt's output, and whether ``memopt-run --check``
+proves memopt's plan and upstream best-fit's (planned vs unplanned execution).
 
     python bench/upstream.py [--programs 12] [--seed 0] [--ops 40]
 
@@ -51,7 +52,7 @@ def program(rng: random.Random, n_ops: int, dealloc: str) -> str:
         if r < 0.1:
             body.append(f"  scf.for %i{k} = %c0 to %c3 step %c1 {{\n    {call}\n  }}")
         elif r < 0.2:
-            body.append(f"  scf.if %c {{\n    {call}\n  }}")
+            body.append(f"  scf.if %c {{\n    {call}\n  }} else {{\n    {call}\n  }}")  # written either way
         else:
             body.append(f"  {call}")
         if prev != "%x":
@@ -93,8 +94,11 @@ def main(argv: list[str] | None = None) -> int:
         print("iree-opt not found: pip install iree-base-compiler", file=sys.stderr)
         return 1
     opt = os.path.join(bindir, "memopt-opt")
-    print("| program | deallocs | LB | memopt | upstream best-fit | upstream trivial | best-fit / memopt | memopt output verifies |")
-    print("|---|---|---:|---:|---:|---:|---:|---|")
+    run = os.path.join(bindir, "memopt-run")
+    print("| program | deallocs | LB | memopt | upstream best-fit | upstream trivial | best-fit / memopt "
+          "| memopt output verifies | --check memopt / best-fit |")
+    print("|---|---|---:|---:|---:|---:|---:|---|---|")
+    proven = 0
     wins = ties = losses = verified = 0
     rng = random.Random(args.seed)
     with tempfile.TemporaryDirectory() as d:
@@ -111,19 +115,25 @@ def main(argv: list[str] | None = None) -> int:
                 ok = subprocess.run([iree], input=ours, capture_output=True, text=True).returncode == 0
                 verified += ok
                 peers = []
+                checks = [subprocess.run([run, "-", "--check"], input=ours, capture_output=True, text=True).returncode == 0]
                 for algo in ("best-fit", "trivial"):
                     out = subprocess.run(
                         [iree, f"--pass-pipeline=builtin.module(func.func(static-memory-planner-analysis{{algorithm={algo}}}))", src],
                         capture_output=True, text=True, check=True).stdout
                     peers.append(upstream_bytes(out))
+                    if algo == "best-fit":
+                        generic = subprocess.run([iree, "--mlir-print-op-generic"], input=out, capture_output=True,
+                                                 text=True, check=True).stdout
+                        checks.append(subprocess.run([run, "-", "--check"], input=generic, capture_output=True, text=True).returncode == 0)
+                proven += all(checks)
                 wins += arena < peers[0]
                 ties += arena == peers[0]
                 losses += arena > peers[0]
-                print(f"| p{p} | {dealloc} | {lb} | {arena} | {peers[0]} | {peers[1]} | {peers[0] / max(arena, 1):.2f} | {'yes' if ok else 'NO'} |")
+                print(f"| p{p} | {dealloc} | {lb} | {arena} | {peers[0]} | {peers[1]} | {peers[0] / max(arena, 1):.2f} | {'yes' if ok else 'NO'} | {' / '.join('ok' if c else 'FAIL' for c in checks)} |")
                 sys.stdout.flush()
     n = 2 * args.programs
     print(f"\n# {n} programs: memopt smaller than upstream best-fit on {wins}, equal on {ties}, larger on {losses}; "
-          f"memopt output verified by iree-opt: {verified}/{n}")
+          f"memopt output verified by iree-opt: {verified}/{n}; both plans proven by memopt-run --check: {proven}/{n}")
     return 0
 
 

@@ -67,6 +67,18 @@ def format_result(name: str, k: int, t, data: np.ndarray) -> str:
     return f"@{name} result #{k} : {t} = [{shown}{more}] digest={digest(data).hex()[:16]}"
 
 
+def _memref_functions(module, name: str | None) -> list:
+    """Upstream (memref) functions to prove: every one with a body, or ``name``."""
+    from xdsl.dialects import func
+
+    from memopt.executor.memref_exec import is_memref_function
+
+    funcs = [op for op in module.walk() if isinstance(op, func.FuncOp) and op.body.blocks]
+    if name is not None:
+        funcs = [f for f in funcs if f.sym_name.data == name]
+    return [f for f in funcs if is_memref_function(f)]
+
+
 def _run(argv: Sequence[str], state: dict) -> int:
     from memopt.diagnostics import MemoptError, read_source
     from memopt.executor import check_module, run_function
@@ -90,7 +102,16 @@ def _run(argv: Sequence[str], state: dict) -> int:
     module = parse_module(text, state["file"])
     out = []
     try:
-        if args.check:
+        if args.check and _memref_functions(module, args.func):
+            from memopt.executor.memref_exec import check_memref_function
+
+            for f in _memref_functions(module, args.func):
+                r = check_memref_function(module, f, seed=args.seed)
+                out.append(
+                    f"@{r.function}: planned execution matches unplanned ({r.writes} buffer writes, "
+                    f"{r.reads} reads, {r.arena_views} arena views)"
+                )
+        elif args.check:
             landings = (args.dma_landing,) if args.dma_landing else ("start", "wait")
             for r in check_module(module, args.func, seed=args.seed, dma_landings=landings, max_paths=args.max_paths,
                                   limits=limits):

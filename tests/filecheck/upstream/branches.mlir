@@ -4,9 +4,13 @@
 // RUN: memopt-opt %s -p 'plan-memory{strategy=large-first export="%t.csv"}' -o %t.mlir
 // RUN: filecheck %s --check-prefix=CSV < %t.csv
 // CSV:      id,lower,upper,size,offset
-// CSV-NEXT: a,0,9,1024,[[A:[0-9]+]]
-// CSV-NEXT: t,2,4,4096,[[T:[0-9]+]]
-// CSV-NEXT: e,2,5,4096,[[T]]
+// CSV-NEXT: a,0,10,1024,[[A:[0-9]+]]
+// CSV-NEXT: t,3,5,4096,[[T:[0-9]+]]
+// CSV-NEXT: e,3,6,4096,[[T]]
+// Both branches are proven by execution (the condition comes from the seed's parity).
+// RUN: memopt-run %t.mlir --check --seed 0 | filecheck %s --check-prefix=EXEC
+// RUN: memopt-run %t.mlir --check --seed 1 | filecheck %s --check-prefix=EXEC
+// EXEC: @main: planned execution matches unplanned
 // CHECK-LABEL: @main
 // RUN: filecheck %s < %t.mlir
 // CHECK: memopt.arena_size = 5120 : i64
@@ -16,6 +20,7 @@ func.func private @j(memref<1024xf32>, memref<256xf32>)
 func.func private @m(memref<256xf32>, memref<256xf32>)
 func.func @main(%x: memref<256xf32>, %y: memref<256xf32>, %c: i1) {
   %a = memref.alloc() : memref<256xf32>
+  func.call @m(%x, %a) : (memref<256xf32>, memref<256xf32>) -> ()
   scf.if %c {
     %t = memref.alloc() : memref<1024xf32>
     func.call @k(%a, %t) : (memref<256xf32>, memref<1024xf32>) -> ()

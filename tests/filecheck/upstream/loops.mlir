@@ -5,6 +5,8 @@
 // RUN: memopt-opt %s -p 'plan-memory{strategy=large-first export="%t.csv"}' -o %t.mlir 2> %t.remarks
 // RUN: filecheck %s --check-prefix=CSV < %t.csv
 // RUN: filecheck %s --check-prefix=REMARK < %t.remarks
+// RUN: memopt-run %t.mlir --check | filecheck %s --check-prefix=EXEC
+// EXEC: @main: planned execution matches unplanned
 // %w (allocated outside, read in the loop body at step 7) lives to the loop's end step (11), so
 // %t, inside the body, never shares its bytes; %u, allocated after the loop, reuses them (their
 // dealloc is later, but no use is).
@@ -33,6 +35,7 @@ func.func @main(%x: memref<16xf32>, %y: memref<16xf32>, %c: i1) {
     func.call @k(%u, %y) : (memref<16xf32>, memref<16xf32>) -> ()
   }
   %s = memref.alloc() : memref<16xf32>
+  func.call @k(%x, %s) : (memref<16xf32>, memref<16xf32>) -> ()
   %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%b = %s) -> (memref<16xf32>) {
     func.call @k(%b, %y) : (memref<16xf32>, memref<16xf32>) -> ()
     scf.yield %b : memref<16xf32>

@@ -1,0 +1,254 @@
+"""Proof by execution for upstream MLIR (``func``/``memref``/``scf``/``arith``/``linalg``) plans.
+
+A planned upstream function holds its buffers as ``memref.view``s of one ``i8`` arena — whether
+memopt's ``plan-memory`` or upstream MLIR's ``static-memory-planner-analysis`` made the plan. The
+*unplanned* reading of the same IR gives every such view its own fresh storage; the *planned*
+reading places it in the arena as written. Both run; every buffer write is recorded in order
+(digest of the bytes written), and every read must see the bytes its last write left — a plan
+that lets one buffer clobber another live one is caught at the clobbered buffer's next read, and
+named. Kernels are the executor's pseudo-kernels (:mod:`memopt.executor.kernels`): deterministic
+functions of every input byte.
+
+What writes what: ``func.call @kernel(ins..., outs...)`` to a declaration follows the
+destination-passing convention of bufferized code — the last memref operand is written, the
+others are read (``memopt.outs = N`` on the call says that the last ``N`` are written); linalg
+ops write their ``outs`` and read their ``ins``; ``memref.copy`` reads its source and writes its
+target; ``memref.load``/``store`` read/write one element. ``scf.for`` runs its trip count,
+``scf.if`` its condition's branch, ``arith`` constants and integer arithmetic on scalars are
+evaluated. Anything else is refused, located: never silently skipped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.dialects import arith, func, memref, scf
+from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp
+from xdsl.ir import Block, Operation, SSAValue
+
+from memopt.diagnostics import MemoptError
+from memopt.passes.upstream_lifetime import element_bytes
+
+from .data import crc_seed, element_kind, sample
+from .kernels import mix
+
+
+def _bytes_of(t: MemRefType) -> int:
+    n = element_bytes(t) or 1
+    for d in t.get_shape():
+        if d < 0:
+            raise ValueError("dynamic")
+        n *= d
+    return n
+
+
+def _digest(a: np.ndarray) -> bytes:
+    return hashlib.blake2b(memoryview(np.ascontiguousarray(a)), digest_size=16).digest()
+
+
+def _arena_view(op: Operation) -> bool:
+    return (isinstance(op, memref.ViewOp) and isinstance(op.source.owner, memref.AllocOp)
+            and len(op.source.type.get_shape()) == 1)
+
+
+@dataclass
+class _Run:
+    module: ModuleOp
+    planned: bool
+    seed: int
+
+    def __post_init__(self):
+        self.env: dict[SSAValue, object] = {}
+        self.writes: list[tuple[Operation, int, bytes]] = []
+        self.reads = 0
+        self.checker = None
+        self.written: set[int] = set()  # id() of the arrays written (or given as arguments)
+
+    # ------------------------------------------------------------------ storage
+    def storage(self, op: Operation) -> None:
+        r = op.results[0]
+        t = r.type
+        if isinstance(op, (memref.AllocOp, memref.AllocaOp)):
+            dyn = iter(int(self.env[v]) for v in op.dynamic_sizes)
+            n = element_bytes(t) or 1
+            for d in t.get_shape():
+                n *= next(dyn) if d < 0 else d
+            rng = np.random.default_rng(crc_seed("garbage", n))  # what the planned arena holds before writes
+            self.env[r] = rng.integers(0, 256, n).astype(np.uint8)
+        elif _arena_view(op) and not self.planned:
+            self.env[r] = np.full(_bytes_of(t), 0xA5, np.uint8)  # unplanned: its own storage
+        else:  # a view of the arena at its byte offset
+            base = self.env[op.source]
+            off = int(self.env[op.byte_shift])
+            n = _bytes_of(t)
+            if off < 0 or off + n > len(base):
+                raise MemoptError(f"view [{off}, {off + n}) is outside its {len(base)}-byte source", op)
+            self.env[r] = base[off: off + n]
+
+    # ------------------------------------------------------------------ effects
+    def read(self, v: SSAValue, op: Operation) -> np.ndarray:
+        data = self.env.get(v)
+        if not isinstance(data, np.ndarray):
+            raise MemoptError("cannot execute a read of an unknown buffer", op)
+        self.reads += 1
+        if id(data) not in self.written:
+            raise MemoptError(f"buffer '{_name(v)}' is read before anything is written to it (its bytes are undefined)", op)
+        if self.checker is not None:
+            self.checker.on_read(v, data, op)
+        return data
+
+    def write(self, v: SSAValue, data: np.ndarray, op: Operation, k: int) -> None:
+        dst = self.env[v]
+        assert isinstance(dst, np.ndarray)
+        dst[:] = data
+        self.written.add(id(dst))
+        d = _digest(dst)
+        self.writes.append((op, k, d))
+        if self.checker is not None:
+            self.checker.on_write(v, dst, op, k, d)
+
+    def kernel(self, op: Operation, kind: str, ins: list[SSAValue], outs: list[SSAValue]) -> None:
+        datas = [self.read(v, op).copy() for v in ins if isinstance(v.type, MemRefType)]
+        from .data import TensorInfo
+
+        infos = []
+        for v in outs:
+            t = v.type
+            infos.append(TensorInfo(tuple(t.get_shape()), element_kind(t.element_type), _bytes_of(t)))
+        ident = crc_seed(kind, len(self.writes))
+        results = mix(kind, ident, datas, infos)
+        srcs = [self.env[v] for v in ins if isinstance(v.type, MemRefType)]
+        for k, (v, data) in enumerate(zip(outs, results)):
+            dst = self.env[v]
+            if any(np.shares_memory(dst, x) for x in srcs if x is not dst):
+                # Written over a buffer it reads (a plan error for these kernels): a real kernel
+                # writes while it reads, so compute each chunk from the inputs as they are now.
+                chunks = 8
+                n = len(dst)
+                for c in range(chunks):
+                    lo, hi = n * c // chunks, n * (c + 1) // chunks
+                    now = [x.copy() for x in srcs]
+                    dst[lo:hi] = mix(kind, ident, now, infos)[k][lo:hi]
+                data = dst.copy()
+            self.write(v, data, op, k)
+
+    # ------------------------------------------------------------------ ops
+    def run_block(self, block: Block) -> None:
+        for op in block.ops:
+            self.run_op(op)
+
+    def run_op(self, op: Operation) -> None:
+        if isinstance(op, (memref.AllocOp, memref.AllocaOp, memref.ViewOp)):
+            self.storage(op)
+        elif isinstance(op, memref.DeallocOp):
+            pass
+        elif isinstance(op, arith.ConstantOp):
+            v = op.value
+            self.env[op.result] = v.value.data if isinstance(v, IntegerAttr) else 0
+        elif isinstance(op, (arith.AddiOp, arith.MuliOp, arith.SubiOp)):
+            a, b = int(self.env[op.lhs]), int(self.env[op.rhs])
+            self.env[op.result] = a + b if isinstance(op, arith.AddiOp) else a * b if isinstance(op, arith.MuliOp) else a - b
+        elif isinstance(op, func.CallOp):
+            mems = [v for v in op.arguments if isinstance(v.type, MemRefType)]
+            n_out = op.attributes.get("memopt.outs")
+            n_out = n_out.value.data if isinstance(n_out, IntegerAttr) else 1
+            self.kernel(op, op.callee.root_reference.data, mems[: len(mems) - n_out], mems[len(mems) - n_out:])
+        elif isinstance(op, memref.CopyOp):
+            self.write(op.destination, self.read(op.source, op).copy(), op, 0)
+        elif op.name.startswith("linalg.") and hasattr(op, "inputs") and hasattr(op, "outputs"):
+            outs = list(op.outputs)
+            self.kernel(op, op.name, list(op.inputs) + outs, outs)
+        elif isinstance(op, scf.ForOp):
+            lb, ub, step = (int(self.env[v]) for v in (op.lb, op.ub, op.step))
+            body = op.body.blocks[0]
+            carried = [self.env[v] for v in op.iter_args]
+            for i in range(lb, ub, step):
+                self.env[body.args[0]] = i
+                for a, c in zip(body.args[1:], carried):
+                    self.env[a] = c  # a carried memref aliases the buffer passed in
+                self.run_block(body)
+                carried = [self.env[v] for v in body.last_op.operands]
+            for r, c in zip(op.results, carried):
+                self.env[r] = c
+        elif isinstance(op, scf.IfOp):
+            c = self.env.get(op.cond)
+            if c is None:
+                raise MemoptError("cannot execute an scf.if whose condition is not known", op)
+            region = op.true_region if int(c) else op.false_region
+            if region.blocks:
+                self.run_block(region.blocks[0])
+        elif isinstance(op, (scf.YieldOp, func.ReturnOp)):
+            pass  # a yield passes buffers on (scf.for reads them back); a return ends the run
+        else:
+            raise MemoptError(f"cannot execute operation '{op.name}' on memrefs (not supported yet)", op)
+
+    def run(self, f: func.FuncOp) -> None:
+        block = f.body.blocks[0]
+        for k, a in enumerate(block.args):
+            t = a.type
+            if isinstance(t, MemRefType):
+                info_kind = element_kind(t.element_type)
+                from .data import TensorInfo
+
+                rng = np.random.default_rng(crc_seed("arg", k, self.seed))
+                self.env[a] = sample(rng, TensorInfo(tuple(t.get_shape()), info_kind, _bytes_of(t)))
+                self.written.add(id(self.env[a]))
+            else:
+                self.env[a] = self.seed % 2  # scalars (e.g. an i1 condition): from the seed
+        self.run_block(block)
+
+
+class _Checker:
+    """Planned run: every write must match the reference's, every read its buffer's last write."""
+
+    def __init__(self, reference: list[tuple[Operation, int, bytes]]):
+        self.reference = reference
+        self.position = 0
+        self.current: dict[SSAValue, bytes] = {}
+
+    def on_write(self, v, dst, op, k, d):
+        ref = self.reference[self.position] if self.position < len(self.reference) else None
+        if ref is None or ref[0] is not op or ref[1] != k or ref[2] != d:
+            raise MemoptError(f"buffer '{_name(v)}' differs between planned and unplanned execution", op)
+        self.position += 1
+        self.current[v] = d
+
+    def on_read(self, v, data, op):
+        want = self.current.get(v)
+        if want is not None and _digest(data) != want:
+            raise MemoptError(
+                f"buffer '{_name(v)}' differs between planned and unplanned execution (overwritten before its use)", op
+            )
+
+
+def _name(v: SSAValue) -> str:
+    return f"%{v.name_hint}" if v.name_hint else "a buffer"
+
+
+@dataclass(frozen=True)
+class MemrefCheck:
+    function: str
+    writes: int
+    reads: int
+    arena_views: int
+
+
+def check_memref_function(module: ModuleOp, f: func.FuncOp, seed: int = 0) -> MemrefCheck:
+    """Run ``f`` with its arena views unplanned and planned; raise a located MemoptError at the
+    first buffer whose bytes differ."""
+    ref = _Run(module, False, seed)
+    ref.run(f)
+    planned = _Run(module, True, seed)
+    planned.checker = _Checker(ref.writes)
+    planned.run(f)
+    views = sum(1 for op in f.body.walk() if _arena_view(op))
+    return MemrefCheck(f.sym_name.data, len(ref.writes), planned.reads, views)
+
+
+def is_memref_function(f: func.FuncOp) -> bool:
+    return any(isinstance(op, (memref.AllocOp, memref.AllocaOp, memref.ViewOp)) for op in f.body.walk())
+
+
+__all__ = ["MemrefCheck", "check_memref_function", "is_memref_function"]
