@@ -11,6 +11,7 @@ Passes report errors with ``raise MemoptError("message", op)``; the driver print
 from __future__ import annotations
 
 import bisect
+import re
 import sys
 import weakref
 
@@ -121,17 +122,27 @@ def parse_error_location(e: ParseError) -> tuple[int, int]:
     return loc.line, loc.col
 
 
+def _clear_wording(msg: str) -> str:
+    """xDSL's wordings made clear: its integer range is half-open and mixes the signed minimum
+    with the unsigned bound (``[-128, 256)``); its wrong-kind attribute message names no kind."""
+    msg = re.sub(r"in the range \[(-?\d+), (\d+)\)",
+                 lambda m: f"in the range [{m.group(1)}, {int(m.group(2)) - 1}] (signless: signed or unsigned)", msg)
+    msg = re.sub(r"^(.*) should be of base attribute (\w+)$",
+                 lambda m: f"attribute value {m.group(1)} has the wrong kind (expected {m.group(2)})", msg)
+    return msg
+
+
 def parse_error_message(e: ParseError) -> str:
     """The one-line message of a parse error (no source excerpt / caret art)."""
     parts = [line.strip() for line in str(e.msg).splitlines() if line.strip()]
-    return " ".join(parts) if parts else "parse error"
+    return _clear_wording(" ".join(parts)) if parts else "parse error"
 
 
 def exception_message(e: BaseException) -> str:
     """An exception's message on one line (lines joined by spaces)."""
     text = str(e.args[0]) if e.args and isinstance(e.args[0], str) else str(e)
     parts = [line.strip() for line in text.splitlines() if line.strip()]
-    return " ".join(parts) if parts else type(e).__name__
+    return _clear_wording(" ".join(parts)) if parts else type(e).__name__
 
 
 def read_source(path: str | None) -> str:
@@ -223,6 +234,7 @@ def verify_located(module: ModuleOp) -> None:
                 msg = msg[len(prefix) :]
             if msg.startswith(f"'{name}' "):
                 msg = msg[len(name) + 3 :]
+            msg = _clear_wording(msg)
             raise MemoptError(f"'{name}' op {msg}", op) from e
     check_type_sizes(module)
     check_dominance(module)

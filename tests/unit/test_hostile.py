@@ -234,3 +234,18 @@ def test_runs_that_cannot_execute_here_are_refused(tmp_path, body, needle, mode)
         src = tmp_path / "planned.mlir"
         assert run(f"memopt-opt {p} --plan-memory -o {src}").returncode == 0
     assert_one_line_error(run(f"memopt-run {src} {mode}"), "memopt-run", needle)
+
+
+@pytest.mark.parametrize("text,needle", [
+    ("builtin.module {\n  %c = arith.constant 300 : i8\n}\n", "in the range [-128, 255] (signless: signed or unsigned)"),
+    ('builtin.module {\n  func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {\n'
+     '    %y = memopt.compute "relu"(%x) {cost = "big"} : (tensor<4xf32>) -> tensor<4xf32>\n'
+     '    func.return %y : tensor<4xf32>\n  }\n}\n', '3:5: \'memopt.compute\' op attribute value "big" has the wrong kind (expected integer)'),
+    ('builtin.module {\n  func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {\n'
+     '    %l = memopt.loop -3 iter_args(%a = %x) : tensor<4xf32> {\n      memopt.yield %a : tensor<4xf32>\n    }\n'
+     '    func.return %l : tensor<4xf32>\n  }\n}\n', "3:5: 'memopt.loop' op trip count must be non-negative, got -3"),
+])
+def test_messages_say_what_is_wrong_where(tmp_path, text, needle):
+    p = tmp_path / "w.mlir"
+    p.write_text(text)
+    assert_one_line_error(run(f"memopt-opt {p}"), "memopt-opt", needle)

@@ -173,3 +173,17 @@ def test_polish_budget_follows_first_fit_work():
     assert first_fit_work(pile) == n + n * n
     assert polish_evaluations(chain) == 256  # capped
     assert polish_evaluations(pile) == POLISH_WORK // (n + n * n) < polish_evaluations(chain)
+
+
+def test_best_on_large_inputs_is_large_first_alone(monkeypatch):
+    """Above Best.LARGE buffers the default is time-boxed by size (deterministic): large-first
+    alone, no polish; below it the whole portfolio runs."""
+    from memopt.planning.strategies import Best
+    from memopt.planning.synthetic import nn_like
+
+    p = nn_like(300, 5, 16)
+    monkeypatch.setattr(Best, "LARGE", 200)
+    big = Best().plan(p)
+    assert big.strategy == "large-first" and big == make_strategy("large-first").plan(p)
+    monkeypatch.setattr(Best, "LARGE", 1000)
+    assert Best().plan(p).height <= big.height
