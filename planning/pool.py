@@ -22,6 +22,16 @@ allocators, so the static plan's saving can be measured with the frameworks' own
   doubling (first 1 MiB, each next at least twice the last); a chunk is split only when it is at
   least twice the request or the rest is 128 MiB or more; free neighbours coalesce.
 
+Sources of the rules: PyTorch's ``c10/cuda/CUDACachingAllocator.cpp`` (``kMinBlockSize = 512``,
+``kSmallSize = 1 MiB``, ``kSmallBuffer = 2 MiB``, ``kLargeBuffer = 20 MiB``, ``kMinLargeAlloc =
+10 MiB``, ``kRoundLarge = 2 MiB``, ``should_split``: remaining ``>= kMinBlockSize`` in the small pool,
+``> kSmallSize`` in the large one) and its "CUDA memory management" notes; TensorFlow's
+``tsl/framework/bfc_allocator.cc`` (``kMinAllocationSize = 256``, ``kMaxInternalFragmentation =
+128 MiB``, split when ``chunk >= 2 * rounded`` or the rest exceeds it, region growth by doubling with
+``allow_growth``); MindSpore's PyNative memory-tuning notes (best-fit pool, ``mempool_block_size``,
+persistent/common blocks). Not modelled: PyTorch's ``max_split_size_mb`` and segment release
+(``empty_cache``), BFC's bins (best-fit over all free chunks gives the same choice), streams.
+
 Addresses are global (segment ``k`` starts after segments ``0..k-1``), so a replay is checked by
 the core's validator: no two buffers live at once share bytes. Nothing here knows IR.
 """

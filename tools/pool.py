@@ -38,6 +38,8 @@ def _parser() -> ArgParser:
     p.add_argument("--capacity", type=int, default=None, help="device memory in bytes (default: unlimited)")
     p.add_argument("--timeline", default=None, metavar="OUT.csv", help="write memory over time per allocator")
     p.add_argument("--json", action="store_true", help="one JSON object per allocator instead of the table")
+    p.add_argument("--min-capacity", action="store_true",
+                   help="also find, per allocator, the smallest capacity at which the replay does not run out of memory")
     p.add_argument("--func", default=None, help="function to replay (default: @main, else the first)")
     return p
 
@@ -103,6 +105,12 @@ def _run(argv: Sequence[str], state: dict) -> int:
         except PlanningError as e:
             raise ToolError(str(e)) from None
     static = make_strategy("best").plan(problem).height if len(problem) else 0
+    mins = {}
+    if args.min_capacity:
+        from memopt.planning.pool import smallest_capacity
+
+        for r in reports:
+            mins[r.allocator] = smallest_capacity(problem, r.allocator, persistent=persistent, block_size=args.block_size)
     lb = lower_bound(problem) if len(problem) else 0
     if args.timeline:
         rows = ["allocator,step,live,allocated,reserved"]
@@ -113,18 +121,20 @@ def _run(argv: Sequence[str], state: dict) -> int:
             "allocator": r.allocator, "peak_live": r.peak_live, "peak_allocated": r.peak_allocated,
             "peak_reserved": r.peak_reserved, "fragmentation": round(r.fragmentation, 6),
             "bfc_fragmentation": round(r.bfc_fragmentation, 6), "segments": r.segments, "splits": r.splits,
-            "merges": r.merges,
+            "merges": r.merges, **({"min_capacity": mins[r.allocator]} if mins else {}),
         }, sort_keys=True) for r in reports]
         out.append(json.dumps({"allocator": "static", "peak_reserved": static, "lower_bound": lb}, sort_keys=True))
         write_output(None, "\n".join(out) + "\n")
         return 0
     head = ("allocator", "peak live", "peak allocated", "peak reserved", "reserved/live", "fragmentation",
-            "bfc frag", "segments", "splits", "merges")
+            "bfc frag", "segments", "splits", "merges") + (("min capacity",) if mins else ())
     rows = [head] + [
         (r.allocator, r.peak_live, r.peak_allocated, r.peak_reserved, f"{r.peak_reserved / max(r.peak_live, 1):.3f}",
-         f"{r.fragmentation:.3f}", f"{r.bfc_fragmentation:.3f}", r.segments, r.splits, r.merges) for r in reports
+         f"{r.fragmentation:.3f}", f"{r.bfc_fragmentation:.3f}", r.segments, r.splits, r.merges)
+        + ((mins[r.allocator],) if mins else ()) for r in reports
     ]
-    rows.append(("static (memopt best)", lb, static, static, f"{static / max(lb, 1):.3f}", "-", "-", 1, "-", "-"))
+    rows.append(("static (memopt best)", lb, static, static, f"{static / max(lb, 1):.3f}", "-", "-", 1, "-", "-")
+                + ((static,) if mins else ()))
     widths = [max(len(str(row[k])) for row in rows) for k in range(len(head))]
     lines = ["  ".join(str(c).ljust(w) if k == 0 else str(c).rjust(w) for k, (c, w) in enumerate(zip(row, widths))).rstrip()
              for row in rows]

@@ -92,3 +92,17 @@ def test_memopt_pool_tool_json_and_errors(tmp_path):
     bad = subprocess.run([bin_dir / "memopt-pool", ROOT / "examples" / "chain.mlir", "--capacity", "1000"],
                          capture_output=True, text=True)
     assert bad.returncode == 1 and bad.stderr.count("\n") == 1 and "out of memory: tried to allocate" in bad.stderr
+
+
+def test_tool_min_capacity_is_the_bisection_bound():
+    bin_dir = Path(sys.executable).parent
+    out = subprocess.run([bin_dir / "memopt-pool", ROOT / "examples" / "chain.mlir", "--json", "--min-capacity",
+                          "--allocator", "bfc"], capture_output=True, text=True, check=True).stdout.splitlines()
+    r = json.loads(out[0])
+    cap = r["min_capacity"]
+    assert r["peak_live"] <= cap <= r["peak_reserved"]
+    ok = subprocess.run([bin_dir / "memopt-pool", ROOT / "examples" / "chain.mlir", "--allocator", "bfc",
+                         "--capacity", str(cap)], capture_output=True)
+    bad = subprocess.run([bin_dir / "memopt-pool", ROOT / "examples" / "chain.mlir", "--allocator", "bfc",
+                          "--capacity", str(cap - 1)], capture_output=True)
+    assert ok.returncode == 0 and bad.returncode == 1
