@@ -11,7 +11,10 @@ run: memopt's arena (``memopt.arena_size``), upstream's arena with ``best-fit`` 
 whether ``iree-opt`` parses and verifies memopt's output, and whether ``memopt-run --check``
 proves memopt's plan and upstream best-fit's (planned vs unplanned execution).
 
-    python bench/upstream.py [--programs 12] [--seed 0] [--ops 40]
+    python bench/upstream.py [--programs 12] [--seed 0] [--ops 40] [--models] [--cache DIR]
+
+With ``--models``, every real model of ``bench/models.py`` is also imported, lowered with
+``lower-to-memref`` (straight-line models; control flow is not lowered yet) and compared the same way.
 
 Needs ``iree-opt`` (PyPI ``iree-base-compiler``, in the test extra) on PATH or beside Python.
 """
@@ -82,11 +85,75 @@ def upstream_bytes(text: str) -> int:
     return total
 
 
+def compare_models(args, iree, opt, run):
+    """The real models, lowered to upstream IR, planned by memopt and by upstream MLIR."""
+    import pathlib
+
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import models
+
+    from memopt.importers.api import import_model
+    from xdsl.printer import Printer
+    import io
+
+    print("\n| model | LB | memopt | upstream best-fit | upstream trivial | best-fit / memopt | verifies | --check memopt / best-fit |")
+    print("|---|---:|---:|---:|---:|---:|---|---|")
+    wins = ties = losses = verified = proven = n = 0
+    with tempfile.TemporaryDirectory() as d:
+        for path in models.fetch(pathlib.Path(args.cache)):
+            try:
+                r = import_model(str(path), models.input_shapes_for(path))
+            except Exception as e:  # noqa: BLE001
+                print(f"| {path.name} | import error: {str(e)[:80]} |")
+                continue
+            out = io.StringIO()
+            Printer(stream=out).print_op(r.module)
+            src = os.path.join(d, "m.mlir")
+            with open(src, "w") as f:
+                f.write(out.getvalue())
+            low = subprocess.run([opt, src, "--lower-to-memref"], capture_output=True, text=True)
+            if low.returncode != 0:
+                print(f"| {path.name} | not lowered: {low.stderr.strip().split(': ')[-1][:70]} |")
+                continue
+            lowered = os.path.join(d, "l.mlir")
+            with open(lowered, "w") as f:
+                f.write(low.stdout)
+            ours = subprocess.run([opt, lowered, "--plan-memory"], capture_output=True, text=True, check=True).stdout
+            arenas = [int(x) for x in re.findall(r"memopt.arena_size = (\d+)", ours)]
+            lbs = [int(x) for x in re.findall(r"memopt.lower_bound = (\d+)", ours)]
+            arena, lb = max(arenas), max(lbs)
+            ok = subprocess.run([iree], input=ours, capture_output=True, text=True).returncode == 0
+            checks = [subprocess.run([run, "-", "--check"], input=ours, capture_output=True, text=True).returncode == 0]
+            peers = []
+            for algo in ("best-fit", "trivial"):
+                up = subprocess.run(
+                    [iree, f"--pass-pipeline=builtin.module(func.func(static-memory-planner-analysis{{algorithm={algo}}}))", lowered],
+                    capture_output=True, text=True, check=True).stdout
+                peers.append(upstream_bytes(up))
+                if algo == "best-fit":
+                    generic = subprocess.run([iree, "--mlir-print-op-generic"], input=up, capture_output=True, text=True,
+                                             check=True).stdout
+                    checks.append(subprocess.run([run, "-", "--check"], input=generic, capture_output=True,
+                                                 text=True).returncode == 0)
+            n += 1
+            verified += ok
+            proven += all(checks)
+            wins += arena < peers[0]
+            ties += arena == peers[0]
+            losses += arena > peers[0]
+            print(f"| {path.name} | {lb} | {arena} | {peers[0]} | {peers[1]} | {peers[0] / max(arena, 1):.2f} | "
+                  f"{'yes' if ok else 'NO'} | {' / '.join('ok' if c else 'FAIL' for c in checks)} |")
+            sys.stdout.flush()
+    return wins, ties, losses, verified, proven, n
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--programs", type=int, default=12)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--ops", type=int, default=40)
+    ap.add_argument("--models", action="store_true", help="also every real model of bench/models.py")
+    ap.add_argument("--cache", default=os.path.expanduser("~/.cache/memopt-models"))
     args = ap.parse_args(argv)
     bindir = os.path.dirname(sys.executable)
     iree = shutil.which("iree-opt", path=bindir + os.pathsep + os.environ.get("PATH", ""))
@@ -132,8 +199,13 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"| p{p} | {dealloc} | {lb} | {arena} | {peers[0]} | {peers[1]} | {peers[0] / max(arena, 1):.2f} | {'yes' if ok else 'NO'} | {' / '.join('ok' if c else 'FAIL' for c in checks)} |")
                 sys.stdout.flush()
     n = 2 * args.programs
-    print(f"\n# {n} programs: memopt smaller than upstream best-fit on {wins}, equal on {ties}, larger on {losses}; "
+    summary = (f"\n# {n} programs: memopt smaller than upstream best-fit on {wins}, equal on {ties}, larger on {losses}; "
           f"memopt output verified by iree-opt: {verified}/{n}; both plans proven by memopt-run --check: {proven}/{n}")
+    print(summary)
+    if args.models:
+        mw, mt, ml, mv, mp, mn = compare_models(args, iree, opt, run)
+        print(f"\n# {mn} real models lowered: memopt smaller than upstream best-fit on {mw}, equal on {mt}, "
+              f"larger on {ml}; verified by iree-opt {mv}/{mn}; both plans proven by --check {mp}/{mn}")
     return 0
 
 

@@ -44,13 +44,33 @@ def _bytes_of(t: MemRefType) -> int:
     return n
 
 
+def _info(t: MemRefType):
+    from .data import TensorInfo
+
+    return TensorInfo(tuple(t.get_shape()), element_kind(t.element_type), _bytes_of(t))
+
+
 def _digest(a: np.ndarray) -> bytes:
     return hashlib.blake2b(memoryview(np.ascontiguousarray(a)), digest_size=16).digest()
 
 
+def _is_arena(alloc: Operation) -> bool:
+    """An ``i8`` alloc holding planned buffers: marked ``memopt.arena`` by memopt's plan; in a
+    module without that mark (upstream MLIR's planner), an ``i8`` alloc viewed more than once."""
+    if not isinstance(alloc, memref.AllocOp) or len(alloc.results[0].type.get_shape()) != 1:
+        return False
+    if "memopt.arena" in alloc.attributes:
+        return True
+    f = alloc.parent_op()
+    while f is not None and not isinstance(f, func.FuncOp):
+        f = f.parent_op()
+    if f is None or any("memopt.arena" in o.attributes for o in f.body.walk()):
+        return False
+    return sum(1 for u in alloc.results[0].uses if isinstance(u.operation, memref.ViewOp)) > 1
+
+
 def _arena_view(op: Operation) -> bool:
-    return (isinstance(op, memref.ViewOp) and isinstance(op.source.owner, memref.AllocOp)
-            and len(op.source.type.get_shape()) == 1)
+    return isinstance(op, memref.ViewOp) and _is_arena(op.source.owner)
 
 
 @dataclass
@@ -65,6 +85,8 @@ class _Run:
         self.reads = 0
         self.checker = None
         self.written: set[int] = set()  # id() of the arrays written (or given as arguments)
+        self.globals: dict[str, np.ndarray] = {}
+        self.root_of: dict[int, int] = {}  # id() of a view's array -> id() of the storage it is a view of
 
     # ------------------------------------------------------------------ storage
     def storage(self, op: Operation) -> None:
@@ -86,6 +108,7 @@ class _Run:
             if off < 0 or off + n > len(base):
                 raise MemoptError(f"view [{off}, {off + n}) is outside its {len(base)}-byte source", op)
             self.env[r] = base[off: off + n]
+            self.root_of[id(self.env[r])] = self.root_of.get(id(base), id(base))
 
     # ------------------------------------------------------------------ effects
     def read(self, v: SSAValue, op: Operation) -> np.ndarray:
@@ -93,7 +116,7 @@ class _Run:
         if not isinstance(data, np.ndarray):
             raise MemoptError("cannot execute a read of an unknown buffer", op)
         self.reads += 1
-        if id(data) not in self.written:
+        if self.root_of.get(id(data), id(data)) not in self.written:
             raise MemoptError(f"buffer '{_name(v)}' is read before anything is written to it (its bytes are undefined)", op)
         if self.checker is not None:
             self.checker.on_read(v, data, op)
@@ -103,7 +126,7 @@ class _Run:
         dst = self.env[v]
         assert isinstance(dst, np.ndarray)
         dst[:] = data
-        self.written.add(id(dst))
+        self.written.add(self.root_of.get(id(dst), id(dst)))
         d = _digest(dst)
         self.writes.append((op, k, d))
         if self.checker is not None:
@@ -144,6 +167,14 @@ class _Run:
             self.storage(op)
         elif isinstance(op, memref.DeallocOp):
             pass
+        elif isinstance(op, memref.GetGlobalOp):
+            key = op.name_.root_reference.data
+            if key not in self.globals:  # weights: bytes seeded by the global's name, read-only
+                t = op.results[0].type
+                rng = np.random.default_rng(crc_seed("global", key))
+                self.globals[key] = sample(rng, _info(t))
+                self.written.add(id(self.globals[key]))
+            self.env[op.results[0]] = self.globals[key]
         elif isinstance(op, arith.ConstantOp):
             v = op.value
             self.env[op.result] = v.value.data if isinstance(v, IntegerAttr) else 0

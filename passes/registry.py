@@ -36,6 +36,12 @@ def _report_latency() -> type[ModulePass]:
     return ReportLatencyPass
 
 
+def _lower_to_memref() -> type[ModulePass]:
+    from memopt.passes.lower_to_memref import LowerToMemrefPass
+
+    return LowerToMemrefPass
+
+
 def _canonicalize() -> type[ModulePass]:
     from xdsl.transforms.canonicalize import CanonicalizePass
 
@@ -63,6 +69,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "verify-plan": _verify_plan,
         "insert-dma": _insert_dma,
         "report-latency": _report_latency,
+        "lower-to-memref": _lower_to_memref,
         "canonicalize": _canonicalize,
         "cse": _cse,
         "dce": _dce,

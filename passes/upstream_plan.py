@@ -12,7 +12,7 @@ never a ``#memopt.…`` attribute, so the output parses and verifies in upstream
 from __future__ import annotations
 
 from xdsl.dialects import arith, func, memref
-from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, StringAttr, i8, i64
+from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, StringAttr, UnitAttr, i8, i64
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from memopt.planning import Solution
@@ -22,6 +22,7 @@ from .upstream_lifetime import UpstreamLifetimes
 ARENA_SIZE_ATTR = "memopt.arena_size"
 LOWER_BOUND_ATTR = "memopt.lower_bound"
 STRATEGY_ATTR = "memopt.strategy"
+ARENA_ATTR = "memopt.arena"
 
 
 def write_upstream_plan(lt: UpstreamLifetimes, solution: Solution, lower_bound: int, alignment: int) -> None:
@@ -38,6 +39,7 @@ def write_upstream_plan(lt: UpstreamLifetimes, solution: Solution, lower_bound: 
     # relative to its base, and the base gets the allocator's default alignment.
     arena = memref.AllocOp.get(i8, None, [max(solution.height, 1)])
     arena.results[0].name_hint = "arena"
+    arena.attributes[ARENA_ATTR] = UnitAttr()  # the executor reads views of it as planned buffers
     Rewriter.insert_op(arena, InsertPoint.at_start(block))
     for ret in [op for op in f.body.walk() if isinstance(op, func.ReturnOp) and op.parent_op() is f]:
         Rewriter.insert_op(memref.DeallocOp.get(arena), InsertPoint.before(ret))
@@ -55,4 +57,4 @@ def write_upstream_plan(lt: UpstreamLifetimes, solution: Solution, lower_bound: 
         Rewriter.erase_op(alloc)
 
 
-__all__ = ["ARENA_SIZE_ATTR", "LOWER_BOUND_ATTR", "STRATEGY_ATTR", "write_upstream_plan"]
+__all__ = ["ARENA_ATTR", "ARENA_SIZE_ATTR", "LOWER_BOUND_ATTR", "STRATEGY_ATTR", "write_upstream_plan"]
