@@ -127,8 +127,12 @@ def _clear_wording(msg: str) -> str:
     with the unsigned bound (``[-128, 256)``); its wrong-kind attribute message names no kind."""
     msg = re.sub(r"in the range \[(-?\d+), (\d+)\)",
                  lambda m: f"in the range [{m.group(1)}, {int(m.group(2)) - 1}] (signless: signed or unsigned)", msg)
-    msg = re.sub(r"^(.*) should be of base attribute (\w+)$",
-                 lambda m: f"attribute value {m.group(1)} has the wrong kind (expected {m.group(2)})", msg)
+    if "does not verify: " in msg:  # an operand/result: "...: i1 should be of base attribute tensor"
+        msg = re.sub(r"does not verify: (.+) should be of base attribute (\w+)$",
+                     lambda m: f"does not verify: {m.group(1)} has the wrong kind (expected {m.group(2)})", msg)
+    else:
+        msg = re.sub(r"^(.*) should be of base attribute (\w+)$",
+                     lambda m: f"attribute value {m.group(1)} has the wrong kind (expected {m.group(2)})", msg)
     return msg
 
 

@@ -1,6 +1,6 @@
 // RUN: not memopt-opt %s 2>&1 | filecheck %s
 // CHECK-NOT: Traceback
-// CHECK: {{^}}memopt-opt: error: {{.*}}cond-not-tensor.mlir:7:3: 'memopt.if' op operand 'cond' at position 0 does not verify: i1 should be of base attribute tensor
+// CHECK: {{^}}memopt-opt: error: {{.*}}cond-not-tensor.mlir:7:3: 'memopt.if' op operand 'cond' at position 0 does not verify: i1 has the wrong kind (expected tensor)
 // CHECK-NOT: {{.}}
 
 func.func @main(%x: tensor<4xf32>, %c: i1) -> tensor<4xf32> {
