@@ -95,6 +95,15 @@ def main(argv: list[str] | None = None) -> int:
             problem, _ = read_problem(csv.read_text(), str(csv))
             row(f"idealloc/{csv.name}", problem, frozenset(), table)
     print(f"\n# static plan <= every pool's peak reserved on {table['ok']} of {table['n']} programs")
+    from memopt.planning.synthetic import nn_like
+
+    big = nn_like(100_000, 7, 16)
+    print("\n| replay of 100,000 buffers (200,000 events, planning.synthetic.nn_like) | seconds |")
+    print("|---|---:|")
+    for a in ALLOCATORS:
+        t0 = time.perf_counter()
+        replay(big, a)
+        print(f"| {a} | {time.perf_counter() - t0:.2f} |")
     if sweep:
         sizes = [64 * 1024, MiB, 16 * MiB, GiB]
         print("\n| model (mindspore block size sweep: peak reserved) | " + " | ".join(f"{s // 1024} KiB" for s in sizes) + " |")
