@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import random
 import subprocess
 import sys
 import tempfile
@@ -27,22 +26,8 @@ import time
 
 FORMATS = ("txt", "svg", "png", "html")
 
-
-def chain_mlir(n: int, seed: int) -> str:
-    """``n`` compute ops; each reads the previous result and, sometimes, an older one."""
-    rng = random.Random(seed)
-    types = ["tensor<64xf32>"]
-    lines = ["builtin.module {", "  func.func @main(%v0: tensor<64xf32>) -> tensor<64xf32> {"]
-    for i in range(1, n + 1):
-        args, arg_types = [f"%v{i - 1}"], [types[i - 1]]
-        if i > 8 and rng.random() < 0.1:
-            j = rng.randrange(max(1, i - 40), i - 1)
-            args.append(f"%v{j}")
-            arg_types.append(types[j])
-        types.append(f"tensor<{rng.choice((16, 64, 256, 1024))}xf32>" if i < n else "tensor<64xf32>")
-        lines.append(f'    %v{i} = memopt.compute "op"({", ".join(args)}) : ({", ".join(arg_types)}) -> {types[i]}')
-    lines += [f"    func.return %v{n} : tensor<64xf32>", "  }", "}"]
-    return "\n".join(lines) + "\n"
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from parse_scaling import chain  # noqa: E402  (the same generated chain with skip connections)
 
 
 def timed(cmd: list[str], repeat: int) -> float:
@@ -76,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
             subprocess.run([tool("memopt-pack"), raw, "-o", plan], check=True)
             src = os.path.join(d, f"chain{n}.mlir")
             with open(src, "w") as f:
-                f.write(chain_mlir(n, args.seed))
+                f.write(chain(n, args.seed))
             planned = os.path.join(d, f"chain{n}.planned.mlir")
             subprocess.run([tool("memopt-opt"), "--plan-memory=strategy=large-first", src, "-o", planned], check=True)
             for kind, path in (("csv", plan), ("mlir", planned)):

@@ -85,6 +85,27 @@ def upstream_bytes(text: str) -> int:
     return total
 
 
+def compare(src: str, opt: str, iree: str, run: str):
+    """Plan ``src`` (upstream IR) with memopt and with upstream's planner, side by side:
+    ``(arena, lb, verifies, [best-fit bytes, trivial bytes], [memopt proven, best-fit proven])``."""
+    ours = subprocess.run([opt, src, "--plan-memory"], capture_output=True, text=True, check=True).stdout
+    arena = max(int(x) for x in re.findall(r"memopt.arena_size = (\d+)", ours))
+    lb = max(int(x) for x in re.findall(r"memopt.lower_bound = (\d+)", ours))
+    ok = subprocess.run([iree], input=ours, capture_output=True, text=True).returncode == 0
+    checks = [subprocess.run([run, "-", "--check"], input=ours, capture_output=True, text=True).returncode == 0]
+    peers = []
+    for algo in ("best-fit", "trivial"):
+        up = subprocess.run(
+            [iree, f"--pass-pipeline=builtin.module(func.func(static-memory-planner-analysis{{algorithm={algo}}}))", src],
+            capture_output=True, text=True, check=True).stdout
+        peers.append(upstream_bytes(up))
+        if algo == "best-fit":  # xDSL reads upstream's output in generic form
+            generic = subprocess.run([iree, "--mlir-print-op-generic"], input=up, capture_output=True, text=True,
+                                     check=True).stdout
+            checks.append(subprocess.run([run, "-", "--check"], input=generic, capture_output=True, text=True).returncode == 0)
+    return arena, lb, ok, peers, checks
+
+
 def compare_models(args, iree, opt, run):
     """The real models, lowered to upstream IR, planned by memopt and by upstream MLIR."""
     import pathlib
@@ -118,23 +139,7 @@ def compare_models(args, iree, opt, run):
             lowered = os.path.join(d, "l.mlir")
             with open(lowered, "w") as f:
                 f.write(low.stdout)
-            ours = subprocess.run([opt, lowered, "--plan-memory"], capture_output=True, text=True, check=True).stdout
-            arenas = [int(x) for x in re.findall(r"memopt.arena_size = (\d+)", ours)]
-            lbs = [int(x) for x in re.findall(r"memopt.lower_bound = (\d+)", ours)]
-            arena, lb = max(arenas), max(lbs)
-            ok = subprocess.run([iree], input=ours, capture_output=True, text=True).returncode == 0
-            checks = [subprocess.run([run, "-", "--check"], input=ours, capture_output=True, text=True).returncode == 0]
-            peers = []
-            for algo in ("best-fit", "trivial"):
-                up = subprocess.run(
-                    [iree, f"--pass-pipeline=builtin.module(func.func(static-memory-planner-analysis{{algorithm={algo}}}))", lowered],
-                    capture_output=True, text=True, check=True).stdout
-                peers.append(upstream_bytes(up))
-                if algo == "best-fit":
-                    generic = subprocess.run([iree, "--mlir-print-op-generic"], input=up, capture_output=True, text=True,
-                                             check=True).stdout
-                    checks.append(subprocess.run([run, "-", "--check"], input=generic, capture_output=True,
-                                                 text=True).returncode == 0)
+            arena, lb, ok, peers, checks = compare(lowered, opt, iree, run)
             n += 1
             verified += ok
             proven += all(checks)
@@ -176,22 +181,8 @@ def main(argv: list[str] | None = None) -> int:
                 src = os.path.join(d, f"p{p}{dealloc}.mlir")
                 with open(src, "w") as f:
                     f.write(text)
-                ours = subprocess.run([opt, src, "--plan-memory"], capture_output=True, text=True, check=True).stdout
-                arena = int(re.search(r"memopt.arena_size = (\d+)", ours).group(1))
-                lb = int(re.search(r"memopt.lower_bound = (\d+)", ours).group(1))
-                ok = subprocess.run([iree], input=ours, capture_output=True, text=True).returncode == 0
+                arena, lb, ok, peers, checks = compare(src, opt, iree, run)
                 verified += ok
-                peers = []
-                checks = [subprocess.run([run, "-", "--check"], input=ours, capture_output=True, text=True).returncode == 0]
-                for algo in ("best-fit", "trivial"):
-                    out = subprocess.run(
-                        [iree, f"--pass-pipeline=builtin.module(func.func(static-memory-planner-analysis{{algorithm={algo}}}))", src],
-                        capture_output=True, text=True, check=True).stdout
-                    peers.append(upstream_bytes(out))
-                    if algo == "best-fit":
-                        generic = subprocess.run([iree, "--mlir-print-op-generic"], input=out, capture_output=True,
-                                                 text=True, check=True).stdout
-                        checks.append(subprocess.run([run, "-", "--check"], input=generic, capture_output=True, text=True).returncode == 0)
                 proven += all(checks)
                 wins += arena < peers[0]
                 ties += arena == peers[0]
