@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import bisect
 import re
-import sys
 import weakref
 
 from xdsl.dialects.builtin import FileLineColLoc, ModuleOp

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import arith, builtin, func, memref
 from xdsl.dialects.builtin import (
-    ArrayAttr, FunctionType, IndexType, IntegerAttr, MemRefType, StringAttr, TensorType, UnitAttr, i8, i64,
+    FunctionType, IndexType, IntegerAttr, MemRefType, StringAttr, TensorType, UnitAttr, i8, i64,
 )
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass

@@ -17,7 +17,7 @@ from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 
 from memopt.diagnostics import MemoptError
 from memopt.dialects.memopt import (
-    PLAN_ATTR, ComputeOp, DmaStartOp, DmaWaitOp, IfOp, LoopOp, PlanAttr, ViewOp, byte_size,
+    PLAN_ATTR, ComputeOp, DmaStartOp, DmaWaitOp, LoopOp, PlanAttr, ViewOp, byte_size,
 )
 from memopt.passes.dma_layout import ONCHIP_OFFSET_ATTR, ONCHIP_SIZE_ATTR, dma_buffers
 from memopt.passes.dma_profile import scheduled_items

@@ -67,7 +67,7 @@ def summary_text(view: PlanView, tensors: bool = True) -> str:
         lines += function_summary(fv, tensors)
     if view.staging:
         lines.append("on-chip")
-        lines.append(f"  staging buffers      " + ", ".join(f"{s.name} {s.size} B @ {s.offset}" for s in view.staging))
+        lines.append("  staging buffers      " + ", ".join(f"{s.name} {s.size} B @ {s.offset}" for s in view.staging))
     if view.onchip_size is not None:
         lines.append(f"  on-chip total        {view.onchip_size} B (largest arena + staging buffers)")
     if view.capacity is not None:
