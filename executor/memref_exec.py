@@ -28,7 +28,7 @@ from xdsl.dialects import arith, func, memref, scf
 from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp
 from xdsl.ir import Block, Operation, SSAValue
 
-from memopt.diagnostics import MemoptError
+from memopt.diagnostics import MemoptError, locate
 from memopt.passes.upstream_lifetime import element_bytes
 
 from .data import crc_seed, element_kind, sample
@@ -87,6 +87,8 @@ class _Run:
         self.written: set[int] = set()  # id() of the arrays written (or given as arguments)
         self.globals: dict[str, np.ndarray] = {}
         self.root_of: dict[int, int] = {}  # id() of a view's array -> id() of the storage it is a view of
+        self.branches: bool | None = None  # force every scf.if's branch (None: its condition decides)
+        self.pending: dict[tuple[int, int], tuple[np.ndarray, Operation]] = {}  # DMA in flight: tag -> bytes
 
     # ------------------------------------------------------------------ storage
     def storage(self, op: Operation) -> None:
@@ -116,6 +118,7 @@ class _Run:
         if not isinstance(data, np.ndarray):
             raise MemoptError("cannot execute a read of an unknown buffer", op)
         self.reads += 1
+        self.check_in_flight(data, op, "read")
         if self.root_of.get(id(data), id(data)) not in self.written:
             raise MemoptError(f"buffer '{_name(v)}' is read before anything is written to it (its bytes are undefined)", op)
         if self.checker is not None:
@@ -125,6 +128,7 @@ class _Run:
     def write(self, v: SSAValue, data: np.ndarray, op: Operation, k: int) -> None:
         dst = self.env[v]
         assert isinstance(dst, np.ndarray)
+        self.check_in_flight(dst, op, "written")
         dst[:] = data
         self.written.add(self.root_of.get(id(dst), id(dst)))
         d = _digest(dst)
@@ -157,6 +161,57 @@ class _Run:
                 data = dst.copy()
             self.write(v, data, op, k)
 
+    def check_in_flight(self, data: np.ndarray, op: Operation, what: str) -> None:
+        for dst, start in self.pending.values():
+            if np.shares_memory(data, dst):
+                raise MemoptError(f"bytes a DMA is still writing (started at {_where(start)}) are {what} "
+                                  "before its memref.dma_wait", op)
+
+    def dma_start(self, op: memref.DmaStartOp) -> None:
+        """The transfer lands at once (the earliest it may): a plan whose staging bytes are
+        still read by an earlier op is caught at that read; reading them before the wait is
+        refused (:meth:`check_in_flight`)."""
+        src, dst = self.read(op.src, op), self.env[op.dest]
+        n = int(self.env[op.num_elements])
+        es = _element_width(op.src.type)
+        ed = _element_width(op.dest.type)
+        s0 = _flat(self, op.src_indices, op.src.type) * es
+        d0 = _flat(self, op.dest_indices, op.dest.type) * ed
+        if s0 + n * es > len(src) or d0 + n * es > len(dst):
+            raise MemoptError(f"dma_start of {n} elements runs past its source or destination", op)
+        self.check_in_flight(dst[d0:d0 + n * es], op, "written")
+        view = dst[d0:d0 + n * es]
+        view[:] = src[s0:s0 + n * es]
+        self.written.add(self.root_of.get(id(dst), id(dst)))
+        d = _digest(view)
+        self.writes.append((op, 0, d))
+        if self.checker is not None:
+            self.checker.on_write(op.dest, view, op, 0, d)
+        key = (id(self.env[op.tag]), _flat(self, op.tag_indices, op.tag.type))
+        if key in self.pending:
+            raise MemoptError("dma_start reuses a tag whose transfer was not waited for", op)
+        self.pending[key] = (view, op)
+
+    def dma_wait(self, op: memref.DmaWaitOp) -> None:
+        key = (id(self.env[op.tag]), _flat(self, op.tag_indices, op.tag.type))
+        if self.pending.pop(key, None) is None:
+            raise MemoptError("dma_wait on a tag with no transfer in flight", op)
+
+    def load(self, op: memref.LoadOp):
+        """One element of a buffer, as a Python number (``i1``: its low bit)."""
+        t = op.memref.type
+        data = self.read(op.memref, op)
+        shape = t.get_shape()
+        flat = 0
+        for i, d in zip(op.indices, shape):
+            flat = flat * d + int(self.env[i])
+        kind = element_kind(t.element_type)
+        width = kind.itemsize or 1
+        raw = data[flat * width:(flat + 1) * width]
+        if kind.family == "bool" or kind.dtype is None:
+            return int(raw[0]) & 1
+        return np.frombuffer(raw.tobytes(), dtype=kind.dtype)[0].item()
+
     # ------------------------------------------------------------------ ops
     def run_block(self, block: Block) -> None:
         for op in block.ops:
@@ -186,6 +241,17 @@ class _Run:
             n_out = op.attributes.get("memopt.outs")
             n_out = n_out.value.data if isinstance(n_out, IntegerAttr) else 1
             self.kernel(op, op.callee.root_reference.data, mems[: len(mems) - n_out], mems[len(mems) - n_out:])
+        elif isinstance(op, memref.DmaStartOp):
+            self.dma_start(op)
+        elif isinstance(op, memref.DmaWaitOp):
+            self.dma_wait(op)
+        elif isinstance(op, memref.LoadOp):
+            self.env[op.res] = self.load(op)
+        elif isinstance(op, (arith.CmpiOp, arith.CmpfOp)):
+            a, b = self.env[op.lhs], self.env[op.rhs]
+            pred = op.predicate.value.data
+            name = (arith.CMPI_COMPARISON_OPERATIONS if isinstance(op, arith.CmpiOp) else arith.CMPF_COMPARISON_OPERATIONS)[pred]
+            self.env[op.result] = int(_compare(name, a, b))
         elif isinstance(op, memref.CopyOp):
             self.write(op.destination, self.read(op.source, op).copy(), op, 0)
         elif op.name.startswith("linalg.") and hasattr(op, "inputs") and hasattr(op, "outputs"):
@@ -207,7 +273,8 @@ class _Run:
             c = self.env.get(op.cond)
             if c is None:
                 raise MemoptError("cannot execute an scf.if whose condition is not known", op)
-            region = op.true_region if int(c) else op.false_region
+            take = self.branches if self.branches is not None else bool(int(c))
+            region = op.true_region if take else op.false_region
             if region.blocks:
                 self.run_block(region.blocks[0])
         elif isinstance(op, (scf.YieldOp, func.ReturnOp)):
@@ -229,6 +296,9 @@ class _Run:
             else:
                 self.env[a] = self.seed % 2  # scalars (e.g. an i1 condition): from the seed
         self.run_block(block)
+        if self.pending:
+            _, start = next(iter(self.pending.values()))
+            raise MemoptError("a DMA transfer is never waited for", start)
 
 
 class _Checker:
@@ -254,6 +324,42 @@ class _Checker:
             )
 
 
+def _element_width(t: MemRefType) -> int:
+    return element_bytes(t) or 1
+
+
+def _flat(run: _Run, indices, t: MemRefType) -> int:
+    flat = 0
+    for i, d in zip(indices, t.get_shape()):
+        flat = flat * d + int(run.env[i])
+    return flat
+
+
+def _where(op: Operation) -> str:
+    loc = locate(op)
+    return f"line {loc[0]}" if loc else f"'{op.name}'"
+
+
+def _compare(pred: str, a, b) -> bool:
+    """``arith.cmpi``/``cmpf`` on Python numbers (ordered and unordered float predicates alike:
+    the pseudo-kernels' values are never NaN-sensitive conditions)."""
+    if pred in ("eq", "oeq", "ueq"):
+        return a == b
+    if pred in ("ne", "one", "une"):
+        return a != b
+    if pred in ("slt", "ult", "olt"):
+        return a < b
+    if pred in ("sle", "ule", "ole"):
+        return a <= b
+    if pred in ("sgt", "ugt", "ogt"):
+        return a > b
+    if pred in ("sge", "uge", "oge"):
+        return a >= b
+    if pred == "true":
+        return True
+    return False
+
+
 def _name(v: SSAValue) -> str:
     return f"%{v.name_hint}" if v.name_hint else "a buffer"
 
@@ -268,14 +374,27 @@ class MemrefCheck:
 
 def check_memref_function(module: ModuleOp, f: func.FuncOp, seed: int = 0) -> MemrefCheck:
     """Run ``f`` with its arena views unplanned and planned; raise a located MemoptError at the
-    first buffer whose bytes differ."""
-    ref = _Run(module, False, seed)
-    ref.run(f)
-    planned = _Run(module, True, seed)
-    planned.checker = _Checker(ref.writes)
-    planned.run(f)
+    first buffer whose bytes differ.
+
+    With ``scf.if``s, the run is repeated with every branch forced to ``then`` and to ``else``
+    as well as as the conditions decide, so both sides of every branch run against the plan
+    (branches share bytes only when exclusive — each forced run is one consistent path)."""
+    policies: list[bool | None] = [None]
+    if any(isinstance(op, scf.IfOp) for op in f.body.walk()):
+        policies += [True, False]
+    writes = reads = 0
+    for policy in policies:
+        ref = _Run(module, False, seed)
+        ref.branches = policy
+        ref.run(f)
+        planned = _Run(module, True, seed)
+        planned.branches = policy
+        planned.checker = _Checker(ref.writes)
+        planned.run(f)
+        writes += len(ref.writes)
+        reads += planned.reads
     views = sum(1 for op in f.body.walk() if _arena_view(op))
-    return MemrefCheck(f.sym_name.data, len(ref.writes), planned.reads, views)
+    return MemrefCheck(f.sym_name.data, writes, reads, views)
 
 
 def is_memref_function(f: func.FuncOp) -> bool:

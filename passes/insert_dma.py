@@ -82,6 +82,7 @@ from memopt.passes.dma_regions import Region, cut_function, regions
 from memopt.passes.options import option
 from memopt.passes.dma_target import TargetOptions, target_from_options
 from memopt.passes.lifetime import planned_functions
+from memopt.passes.upstream_dma import arena_bytes, is_kernel, is_upstream_module, kernel_profile, upstream_regions, write_schedule
 from memopt.planning import align_up
 from memopt.planning.latency import MODES, OpProfile, Target, choose_pipelined, pingpong_items, simulate
 from memopt.planning.ring import (
@@ -111,6 +112,8 @@ class _Work:
     profiles: list[OpProfile]
     allowed: list[bool]
     mask: tuple[bool, ...] = ()
+    func: Operation | None = None
+    """The function of the Region (upstream IR: staging buffers are per function)."""
 
 
 @dataclass(frozen=True)
@@ -226,8 +229,13 @@ class InsertDmaPass(TargetOptions, ModulePass):
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         target = self.check_options()
         ring = _parse_ring(self.ring)
-        work = self._collect(op)
-        arena = max((a for _, a in planned_arenas(op)), default=0)
+        upstream = is_upstream_module(op)
+        if upstream:
+            work = _collect_upstream(op)
+            arena = arena_bytes(op)
+        else:
+            work = self._collect(op)
+            arena = max((a for _, a in planned_arenas(op)), default=0)
         if ring is not None:
             self._apply_ring(op, target, work, arena, ring)
             return
@@ -252,17 +260,26 @@ class InsertDmaPass(TargetOptions, ModulePass):
             self._remark(w, target, lambda ops, mask: pingpong_items(ops, mask, n))
         if not any(any(w.mask) for w in work):
             return
-        self._buffers(op, buffer_names(n), sizes)
-        for w in work:
-            _rewrite(w, _round_robin_loads(w.mask, n), self.alignment)
-        place_dma_buffers(op, self.alignment)
+        self._emit(op, buffer_names(n), sizes, [_round_robin_loads(w.mask, n) for w in work], work)
+
+    def _emit(self, module: builtin.ModuleOp, names: list[str], sizes: list[int], loads: list[list[_Load]],
+              work: list[_Work]) -> None:
+        """Write the chosen schedule in the module's own IR flavour."""
+        if is_upstream_module(module):
+            plan = [(w.func, w.region, w.ops, ls) for w, ls in zip(work, loads)]
+            write_schedule(module, plan, names, sizes, self.alignment)
+            return
+        self._buffers(module, names, sizes)
+        for w, ls in zip(work, loads):
+            _rewrite(w, ls, self.alignment)
+        place_dma_buffers(module, self.alignment)
 
     def _apply_ring(
         self, module: builtin.ModuleOp, target: Target, work: list[_Work], arena: int, ring: int | str
     ) -> None:
         """``ring=BYTES|auto``: one staging buffer ``@ring`` (see module docstring)."""
         a = self.alignment
-        others = [b.size.value.data for b in dma_buffers(module) if b.sym_name.data != RING]
+        others = [b.size.value.data for b in dma_buffers(module) if b.sym_name.data != RING]  # none upstream
         base = onchip_total(arena, others, a)  # on-chip bytes before the ring
         cap = None if target.capacity is None else target.capacity - align_up(base, a)
         if target.capacity is not None and base > target.capacity:
@@ -315,10 +332,7 @@ class InsertDmaPass(TargetOptions, ModulePass):
             return
         # ring=auto keeps only the bytes its schedule uses (the same schedule: see ring_extent);
         # an explicit size is honoured as given.
-        self._buffers(module, [RING], [size if isinstance(ring, int) else used])
-        for w, ls in zip(work, loads):
-            _rewrite(w, ls, a)
-        place_dma_buffers(module, a)
+        self._emit(module, [RING], [size if isinstance(ring, int) else used], loads, work)
 
     def _collect(self, module: builtin.ModuleOp) -> list[_Work]:
         work: list[_Work] = []
@@ -369,6 +383,17 @@ class InsertDmaPass(TargetOptions, ModulePass):
                 module.body.block.add_op(buf)
             else:
                 module.body.block.insert_op_before(buf, anchor)
+
+
+def _collect_upstream(module: builtin.ModuleOp) -> list[_Work]:
+    """The Regions of an upstream module with kernels reading ``memref.global`` weights."""
+    work: list[_Work] = []
+    for f, r in upstream_regions(module):
+        ops = [o for o in r.ops if is_kernel(o)]
+        profiles = [kernel_profile(o) for o in ops]
+        if any(p.weights for p in profiles):
+            work.append(_Work(r, ops, profiles, [True] * len(ops), func=f))
+    return work
 
 
 def _named(value: SSAValue, hint: str) -> None:
