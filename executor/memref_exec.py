@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.dialects import arith, func, memref, scf
 from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 from memopt.diagnostics import MemoptError, locate
 from memopt.passes.upstream_lifetime import element_bytes
@@ -69,8 +69,17 @@ def _is_arena(alloc: Operation) -> bool:
     return sum(1 for u in alloc.results[0].uses if isinstance(u.operation, memref.ViewOp)) > 1
 
 
+def _is_arena_arg(v: SSAValue) -> bool:
+    """The caller-provided arena of ``plan-memory{arena=arg}`` (named by ``memopt.arena_arg``)."""
+    if not isinstance(v, BlockArgument):
+        return False
+    f = v.owner.parent_op()
+    k = f.attributes.get("memopt.arena_arg") if isinstance(f, func.FuncOp) else None
+    return isinstance(k, IntegerAttr) and k.value.data == v.index
+
+
 def _arena_view(op: Operation) -> bool:
-    return isinstance(op, memref.ViewOp) and _is_arena(op.source.owner)
+    return isinstance(op, memref.ViewOp) and (_is_arena_arg(op.source) or _is_arena(op.source.owner))
 
 
 @dataclass
@@ -286,7 +295,10 @@ class _Run:
         block = f.body.blocks[0]
         for k, a in enumerate(block.args):
             t = a.type
-            if isinstance(t, MemRefType):
+            if isinstance(t, MemRefType) and _is_arena_arg(a):
+                rng = np.random.default_rng(crc_seed("garbage", _bytes_of(t)))  # scratch: undefined bytes
+                self.env[a] = rng.integers(0, 256, _bytes_of(t)).astype(np.uint8)
+            elif isinstance(t, MemRefType):
                 info_kind = element_kind(t.element_type)
                 from .data import TensorInfo
 

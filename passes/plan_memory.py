@@ -64,7 +64,7 @@ from memopt.passes.lifetime import (
 from memopt.passes.options import option
 from memopt.passes.plan_io import write_plan
 from memopt.passes.upstream_lifetime import analyze_upstream, is_upstream
-from memopt.passes.upstream_plan import write_upstream_plan
+from memopt.passes.upstream_plan import ARENA_MODES, ARENA_SIZE_ATTR, write_upstream_plan
 from memopt.planning import (
     PlanningError, Solution, Strategy, lower_bound, lower_bound_inplace, make_strategy, strategy_names, validate,
 )
@@ -172,6 +172,9 @@ class PlanMemoryPass(ModulePass):
                                             values="number >= 0 | auto (search 1..32)")
     num_groups: int = option(1, "nnvm only: parallel colour groups whose freed blocks are not shared",
                              values="integer >= 1")
+    arena: str = option("alloc", "upstream IR only: the arena is a memref.alloc in the function (alloc) or a new "
+                        "trailing argument the caller provides, sized by memopt.arena_size (arg)",
+                        choices=ARENA_MODES)
 
     def validate(self) -> None:
         check_options(
@@ -185,7 +188,10 @@ class PlanMemoryPass(ModulePass):
         ))
 
     def _plan_upstream(self, f, prefix: str) -> list[tuple]:
-        """A bufferized upstream function: tracer → planner → mutator (one arena, views)."""
+        """A bufferized upstream function: tracer → planner → mutator (one arena, views).
+        A function planned before (``memopt.arena_size``) is left as it is: planning is idempotent."""
+        if ARENA_SIZE_ATTR in f.attributes:
+            return []
         lt = analyze_upstream(f)
         for alloc, why in lt.remarks:
             loc = locate(alloc)
@@ -202,7 +208,7 @@ class PlanMemoryPass(ModulePass):
             raise MemoptError(
                 f"arena of '@{f.sym_name.data}' needs {solution.height} bytes, over capacity {self.capacity} (lower bound {lb})", f
             )
-        write_upstream_plan(lt, solution, lb, self.alignment)
+        write_upstream_plan(lt, solution, lb, self.alignment, self.arena)
         return [(prefix + b.id, b.start, b.end, b.size, o) for b, o in zip(problem.buffers, solution.offsets)]
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:

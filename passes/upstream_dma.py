@@ -38,7 +38,7 @@ from memopt.diagnostics import copy_location
 from memopt.passes.dma_layout import layout_after_arena
 from memopt.passes.dma_regions import Region, cut_function, regions
 from memopt.passes.upstream_lifetime import element_bytes
-from memopt.passes.upstream_plan import ARENA_ATTR, ARENA_SIZE_ATTR
+from memopt.passes.upstream_plan import ARENA_SIZE_ATTR, arena_value, resize_arena
 from memopt.planning import align_up
 from memopt.planning.latency import OpProfile
 from memopt.planning.ring import stage_layout
@@ -174,13 +174,14 @@ def upstream_regions(module: ModuleOp) -> list[tuple[func.FuncOp, Region]]:
     return out
 
 
-def planned_arena(f: func.FuncOp) -> tuple[memref.AllocOp | None, int]:
-    """The arena alloc ``plan-memory`` made in ``f`` and its planned bytes (None, 0 before)."""
+def planned_arena(f: func.FuncOp) -> tuple[SSAValue | None, int]:
+    """The arena ``plan-memory`` made in ``f`` (alloc result or argument) and its planned bytes
+    (None, 0 before planning)."""
+    arena = arena_value(f)
     size = f.attributes.get(ARENA_SIZE_ATTR)
-    for op in f.body.blocks[0].ops:
-        if isinstance(op, memref.AllocOp) and ARENA_ATTR in op.attributes:
-            return op, size.value.data if isinstance(size, IntegerAttr) else _bytes(op.results[0].type)
-    return None, 0
+    if arena is None:
+        return None, 0
+    return arena, size.value.data if isinstance(size, IntegerAttr) else _bytes(arena.type)
 
 
 def arena_bytes(module: ModuleOp) -> int:
@@ -229,18 +230,12 @@ def _staging(f: func.FuncOp, used: list[tuple[str, int]], n_tags: int, alignment
     tag_t = MemRefType(i32, [max(n_tags, 1)])
     if arena is not None:
         offsets, end = layout_after_arena(planned, [s for _, s in used] + [4 * max(n_tags, 1)], alignment)
-        grown = memref.AllocOp.get(i8, None, [max(end, 1)])
-        grown.attributes.update(arena.attributes)
-        grown.results[0].name_hint = arena.results[0].name_hint
-        block.insert_op_before(grown, arena)
-        arena.results[0].replace_all_uses_with(grown.results[0])
-        arena.detach()
-        arena.erase()
+        grown = resize_arena(f, end)
         f.attributes[ONCHIP_SIZE_ATTR] = IntegerAttr(end, i64)
-        anchor = grown.next_op
+        anchor = grown.owner.next_op if isinstance(grown, OpResult) else block.first_op
         for (name, size), off in zip(used + [("tags", 0)], offsets):
             t = tag_t if name == "tags" else MemRefType(i8, [max(size, 1)])
-            v = memref.ViewOp(grown.results[0], _index(off, anchor), [], t)
+            v = memref.ViewOp(grown, _index(off, anchor), [], t)
             v.results[0].name_hint = name
             v.attributes[STAGING_ATTR] = UnitAttr()
             block.insert_op_before(v, anchor)

@@ -51,8 +51,14 @@ class UpstreamLifetimes:
 
 
 def is_upstream(f: func.FuncOp) -> bool:
-    """True when ``f`` holds memref allocations (a bufferized upstream function)."""
-    return any(isinstance(op, ALLOCS) for op in f.body.walk())
+    """True when ``f`` is a bufferized upstream function: memref arguments or ops, and no
+    memopt dialect op."""
+    has_memref = any(isinstance(t, MemRefType) for t in f.function_type.inputs.data)
+    for op in f.body.walk():
+        if op.name.startswith("memopt."):
+            return False
+        has_memref = has_memref or op.name.startswith("memref.")
+    return has_memref
 
 
 def element_bytes(t: MemRefType) -> int | None:

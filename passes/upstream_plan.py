@@ -12,7 +12,9 @@ never a ``#memopt.…`` attribute, so the output parses and verifies in upstream
 from __future__ import annotations
 
 from xdsl.dialects import arith, func, memref
-from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, StringAttr, UnitAttr, i8, i64
+from xdsl.dialects.builtin import (
+    ArrayAttr, DictionaryAttr, FunctionType, IndexType, IntegerAttr, MemRefType, StringAttr, UnitAttr, i8, i64,
+)
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from memopt.planning import Solution
@@ -23,10 +25,57 @@ ARENA_SIZE_ATTR = "memopt.arena_size"
 LOWER_BOUND_ATTR = "memopt.lower_bound"
 STRATEGY_ATTR = "memopt.strategy"
 ARENA_ATTR = "memopt.arena"
+ARENA_ARG_ATTR = "memopt.arena_arg"
+"""With ``arena=arg``: the index of the function argument that is the arena (caller-provided)."""
+ARENA_MODES = ("alloc", "arg")
 
 
-def write_upstream_plan(lt: UpstreamLifetimes, solution: Solution, lower_bound: int, alignment: int) -> None:
-    """Rewrite ``lt.func``'s planned allocs into views of one arena (see module docstring)."""
+def arena_value(f: func.FuncOp):
+    """The arena of a planned function: its ``memopt.arena`` alloc's result or, with
+    ``arena=arg``, the argument ``memopt.arena_arg`` names; None before planning."""
+    k = f.attributes.get(ARENA_ARG_ATTR)
+    if isinstance(k, IntegerAttr):
+        return f.body.blocks[0].args[k.value.data]
+    for op in f.body.blocks[0].ops:
+        if isinstance(op, memref.AllocOp) and ARENA_ATTR in op.attributes:
+            return op.results[0]
+    return None
+
+
+def resize_arena(f: func.FuncOp, size: int):
+    """Grow the arena of planned ``f`` to ``size`` bytes (staging buffers go after the planned
+    ones); returns the new arena value."""
+    old = arena_value(f)
+    assert old is not None
+    t = MemRefType(i8, [max(size, 1)])
+    block = f.body.blocks[0]
+    if isinstance(f.attributes.get(ARENA_ARG_ATTR), IntegerAttr):
+        k = f.attributes[ARENA_ARG_ATTR].value.data
+        new = block.insert_arg(t, k)
+        new.name_hint = old.name_hint
+        old.replace_all_uses_with(new)
+        block.erase_arg(old)
+        f.function_type = FunctionType.from_lists(list(block.arg_types), list(f.function_type.outputs.data))
+        return new
+    alloc = old.owner
+    grown = memref.AllocOp.get(i8, None, [max(size, 1)])
+    grown.attributes.update(alloc.attributes)
+    grown.results[0].name_hint = old.name_hint
+    block.insert_op_before(grown, alloc)
+    old.replace_all_uses_with(grown.results[0])
+    alloc.detach()
+    alloc.erase()
+    return grown.results[0]
+
+
+def write_upstream_plan(
+    lt: UpstreamLifetimes, solution: Solution, lower_bound: int, alignment: int, arena_mode: str = "alloc"
+) -> None:
+    """Rewrite ``lt.func``'s planned allocs into views of one arena (see module docstring).
+
+    ``arena_mode="arg"``: the arena is a new trailing ``memref<Nxi8>`` argument the caller
+    provides (a scratch buffer it sizes from ``memopt.arena_size``, whose index is in
+    ``memopt.arena_arg``), not an alloc."""
     f = lt.func
     f.attributes[ARENA_SIZE_ATTR] = IntegerAttr(solution.height, i64)
     f.attributes[LOWER_BOUND_ATTR] = IntegerAttr(lower_bound, i64)
@@ -34,6 +83,15 @@ def write_upstream_plan(lt: UpstreamLifetimes, solution: Solution, lower_bound: 
     if not lt.allocs:
         return
     block = f.body.blocks[0]
+    if arena_mode == "arg":
+        arg = block.insert_arg(MemRefType(i8, [max(solution.height, 1)]), len(block.args))
+        arg.name_hint = "arena"
+        f.function_type = FunctionType.from_lists(list(block.arg_types), list(f.function_type.outputs.data))
+        if f.arg_attrs is not None:
+            f.arg_attrs = ArrayAttr([*f.arg_attrs.data, DictionaryAttr({})])
+        f.attributes[ARENA_ARG_ATTR] = IntegerAttr(len(block.args) - 1, i64)
+        _views(lt, solution, arg)
+        return
     # No alignment property: xDSL 0.74 prints it in the attribute dictionary, which upstream
     # MLIR's strict property parsing rejects; offsets inside the arena are aligned to ``alignment``
     # relative to its base, and the base gets the allocator's default alignment.
@@ -43,6 +101,11 @@ def write_upstream_plan(lt: UpstreamLifetimes, solution: Solution, lower_bound: 
     Rewriter.insert_op(arena, InsertPoint.at_start(block))
     for ret in [op for op in f.body.walk() if isinstance(op, func.ReturnOp) and op.parent_op() is f]:
         Rewriter.insert_op(memref.DeallocOp.get(arena), InsertPoint.before(ret))
+    _views(lt, solution, arena.results[0])
+
+
+def _views(lt: UpstreamLifetimes, solution: Solution, arena) -> None:
+    """Every planned alloc becomes a view of ``arena`` at its offset; its deallocs go."""
     for alloc, offset in zip(lt.allocs, solution.offsets):
         t = alloc.results[0].type
         assert isinstance(t, MemRefType)
@@ -57,4 +120,4 @@ def write_upstream_plan(lt: UpstreamLifetimes, solution: Solution, lower_bound: 
         Rewriter.erase_op(alloc)
 
 
-__all__ = ["ARENA_ATTR", "ARENA_SIZE_ATTR", "LOWER_BOUND_ATTR", "STRATEGY_ATTR", "write_upstream_plan"]
+__all__ = ["ARENA_ARG_ATTR", "ARENA_MODES", "arena_value", "resize_arena", "ARENA_ATTR", "ARENA_SIZE_ATTR", "LOWER_BOUND_ATTR", "STRATEGY_ATTR", "write_upstream_plan"]
