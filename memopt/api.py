@@ -1,0 +1,179 @@
+"""Embedding memopt in another compiler flow: the passes as classes, one call for a plan.
+
+Two ways in, for a flow that already holds an xDSL ``ModuleOp`` (memopt's dialect or upstream
+``func``/``memref``/``scf``/``linalg`` after bufferization):
+
+* the pass classes, with typed options, in the flow's own ``PassPipeline`` —
+  :class:`~memopt.passes.plan_memory.PlanMemoryPass`, :class:`~memopt.passes.insert_dma.InsertDmaPass`,
+  :class:`~memopt.passes.lower_to_memref.LowerToMemrefPass` (re-exported here; ``examples/embed.py``
+  builds such a pipeline with xDSL's ``canonicalize``);
+* :func:`plan`: plan the module in place and return what the flow needs next — per function
+  the arena size (the scratch buffer a caller allocates), the lower bound, the strategy, the
+  on-chip total with DMA staging buffers, and every planned buffer's offset.
+
+:func:`context` is an xDSL ``Context`` with every dialect memopt reads, for flows that parse text.
+The plan is read back from the IR the passes wrote (views' offsets on upstream IR, the
+``memopt.plan`` attribute and ``memopt.offset``s on memopt's dialect), never recomputed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects import func, memref
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr
+from xdsl.ir import OpResult
+
+from memopt.passes.insert_dma import InsertDmaPass
+from memopt.passes.lower_to_memref import LowerToMemrefPass
+from memopt.passes.options import validate_pass
+from memopt.passes.plan_memory import PlanMemoryPass
+
+
+@dataclass(frozen=True)
+class PlannedBuffer:
+    name: str
+    offset: int
+    size: int
+
+
+@dataclass(frozen=True)
+class FunctionSummary:
+    """The plan of one function."""
+
+    name: str
+    arena_size: int
+    """Bytes of the arena (planned tensors only)."""
+    lower_bound: int
+    """Max bytes live at once: no plan of this function's tensors can be smaller."""
+    strategy: str
+    onchip_size: int
+    """Arena plus DMA staging buffers (= ``arena_size`` without ``dma``)."""
+    buffers: tuple[PlannedBuffer, ...] = field(default=())
+
+
+@dataclass(frozen=True)
+class PlanSummary:
+    functions: tuple[FunctionSummary, ...]
+
+    @property
+    def arena_size(self) -> int:
+        """The largest arena of the module's functions."""
+        return max((f.arena_size for f in self.functions), default=0)
+
+    def __getitem__(self, name: str) -> FunctionSummary:
+        for f in self.functions:
+            if f.name == name:
+                return f
+        raise KeyError(name)
+
+
+def context() -> Context:
+    """An xDSL context with every dialect memopt reads (memopt, builtin, func, arith, scf,
+    memref, tensor, linalg)."""
+    from memopt.tools.opt import make_context
+
+    return make_context()
+
+
+def plan(
+    module: ModuleOp,
+    *,
+    strategy: str = "best",
+    alignment: int = 16,
+    arena: str = "alloc",
+    capacity: int | None = None,
+    dma: bool | dict = False,
+    ctx: Context | None = None,
+) -> PlanSummary:
+    """Plan ``module`` in place (``plan-memory``, then ``insert-dma`` when ``dma`` is true or a
+    dict of its options) and return the plan. Options mean what they mean on the command line
+    (``memopt-opt --help``); a bad one raises :class:`~memopt.diagnostics.MemoptError`, as the
+    passes do on input they refuse."""
+    ctx = ctx or context()
+    planner = PlanMemoryPass(strategy=strategy, alignment=alignment, arena=arena, capacity=capacity)
+    validate_pass(planner, planner.name)
+    planner.apply(ctx, module)
+    if dma:
+        streamer = InsertDmaPass(**(dma if isinstance(dma, dict) else {}))
+        validate_pass(streamer, streamer.name)
+        streamer.apply(ctx, module)
+    return summarize(module)
+
+
+def _memopt_buffers(f: func.FuncOp) -> tuple[PlannedBuffer, ...]:
+    """memopt dialect: every value with an arena offset (``memopt.offsets`` on its op,
+    ``memopt.arg_offsets`` on the function), aliases included, by offset."""
+    from xdsl.dialects.builtin import DenseArrayBase, TensorType
+
+    from memopt.dialects.memopt import ARG_OFFSETS_ATTR, OFFSETS_ATTR, byte_size
+    from memopt.passes.names import display_names
+
+    values, offsets = [], []
+    arg_offs = f.attributes.get(ARG_OFFSETS_ATTR)
+    if isinstance(arg_offs, DenseArrayBase):
+        for a, o in zip(f.body.blocks[0].args, arg_offs.get_values()):
+            values.append(a)
+            offsets.append(int(o))
+    for op in f.body.walk():
+        offs = op.attributes.get(OFFSETS_ATTR)
+        if isinstance(offs, DenseArrayBase):
+            for r, o in zip(op.results, offs.get_values()):
+                values.append(r)
+                offsets.append(int(o))
+    keep = [(v, o) for v, o in zip(values, offsets) if o >= 0 and isinstance(v.type, TensorType)]
+    names = display_names([v for v, _ in keep])
+    bufs = [PlannedBuffer(n, o, byte_size(v.type)) for n, (v, o) in zip(names, keep)]
+    return tuple(sorted(bufs, key=lambda b: (b.offset, b.name)))
+
+
+def summarize(module: ModuleOp) -> PlanSummary:
+    """The plan already written in ``module`` (by ``plan-memory`` and ``insert-dma``)."""
+    from memopt.dialects.memopt import PLAN_ATTR, PlanAttr
+    from memopt.passes.upstream_plan import ARENA_SIZE_ATTR, LOWER_BOUND_ATTR, STRATEGY_ATTR, arena_value
+    from memopt.passes.upstream_dma import ONCHIP_SIZE_ATTR, STAGING_ATTR
+    from memopt.passes.upstream_lifetime import element_bytes
+
+    out = []
+    module_onchip = module.attributes.get("memopt.onchip_size")
+    for f in module.body.block.ops:
+        if not isinstance(f, func.FuncOp) or not f.body.blocks:
+            continue
+        name = f.sym_name.data
+        p = f.attributes.get(PLAN_ATTR)
+        if isinstance(p, PlanAttr):
+            bufs = _memopt_buffers(f)
+            onchip = module_onchip.value.data if isinstance(module_onchip, IntegerAttr) else p.arena_size.data
+            out.append(FunctionSummary(name, p.arena_size.data, p.lower_bound.data, p.strategy.data, onchip, bufs))
+            continue
+        size = f.attributes.get(ARENA_SIZE_ATTR)
+        if not isinstance(size, IntegerAttr):
+            continue
+        lb = f.attributes[LOWER_BOUND_ATTR]
+        strat = f.attributes[STRATEGY_ATTR]
+        onchip = f.attributes.get(ONCHIP_SIZE_ATTR)
+        arena = arena_value(f)
+        bufs = []
+        if arena is not None:
+            for use in arena.uses:
+                v = use.operation
+                if isinstance(v, memref.ViewOp) and STAGING_ATTR not in v.attributes:
+                    off = v.byte_shift
+                    if isinstance(off, OpResult) and isinstance(getattr(off.op, "value", None), IntegerAttr):
+                        n = element_bytes(v.results[0].type) or 1
+                        for d in v.results[0].type.get_shape():
+                            n *= d
+                        bufs.append(PlannedBuffer(v.results[0].name_hint or "", off.op.value.value.data, n))
+        bufs.sort(key=lambda b: (b.offset, b.name))
+        out.append(FunctionSummary(
+            name, size.value.data, lb.value.data, strat.data if isinstance(strat, StringAttr) else "",
+            onchip.value.data if isinstance(onchip, IntegerAttr) else size.value.data, tuple(bufs),
+        ))
+    return PlanSummary(tuple(out))
+
+
+__all__ = [
+    "FunctionSummary", "InsertDmaPass", "LowerToMemrefPass", "PlanMemoryPass", "PlanSummary", "PlannedBuffer",
+    "context", "plan", "summarize",
+]
