@@ -7,12 +7,13 @@ own passes and memopt's in one xDSL ``PassPipeline`` — ``canonicalize``, then 
 (weights streamed from off-chip globals with ``memref.dma_start``) — and asks ``memopt.api``
 for the plan: the scratch size the caller must provide and where every buffer lives.
 
-    python examples/embed.py [INPUT.mlir]      # default: a small bufferized MLP below
+    python examples/embed.py [INPUT.mlir]      # default: examples/mlp.mlir, a small bufferized MLP
 """
 
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 from xdsl.parser import Parser
 from xdsl.passes import PassPipeline
@@ -21,34 +22,11 @@ from xdsl.transforms.canonicalize import CanonicalizePass
 
 from memopt.api import InsertDmaPass, PlanMemoryPass, context, summarize
 
-MLP = """
-"memref.global"() <{sym_name = "w1", type = memref<4096xi8, 1>, initial_value, sym_visibility = "private", constant}> : () -> ()
-"memref.global"() <{sym_name = "w2", type = memref<4096xi8, 1>, initial_value, sym_visibility = "private", constant}> : () -> ()
-func.func private @matmul(memref<1x32xf32>, memref<32x32xf32, 1>, memref<1x32xf32>)
-func.func private @relu(memref<1x32xf32>, memref<1x32xf32>)
-func.func @mlp(%x: memref<1x32xf32>, %y: memref<1x32xf32>) {
-  %c0 = arith.constant 0 : index
-  %g1 = memref.get_global @w1 : memref<4096xi8, 1>
-  %w1 = memref.view %g1[%c0][] : memref<4096xi8, 1> to memref<32x32xf32, 1>
-  %g2 = memref.get_global @w2 : memref<4096xi8, 1>
-  %w2 = memref.view %g2[%c0][] : memref<4096xi8, 1> to memref<32x32xf32, 1>
-  %h = memref.alloc() : memref<1x32xf32>
-  func.call @matmul(%x, %w1, %h) {cost = 1024 : i64} : (memref<1x32xf32>, memref<32x32xf32, 1>, memref<1x32xf32>) -> ()
-  %a = memref.alloc() : memref<1x32xf32>
-  func.call @relu(%h, %a) : (memref<1x32xf32>, memref<1x32xf32>) -> ()
-  memref.dealloc %h : memref<1x32xf32>
-  %o = memref.alloc() : memref<1x32xf32>
-  func.call @matmul(%a, %w2, %o) {cost = 1024 : i64} : (memref<1x32xf32>, memref<32x32xf32, 1>, memref<1x32xf32>) -> ()
-  memref.dealloc %a : memref<1x32xf32>
-  "memref.copy"(%o, %y) : (memref<1x32xf32>, memref<1x32xf32>) -> ()
-  memref.dealloc %o : memref<1x32xf32>
-  func.return
-}
-"""
 
 
 def main(argv: list[str]) -> int:
-    text = open(argv[0], encoding="utf-8").read() if argv else MLP
+    path = Path(argv[0]) if argv else Path(__file__).with_name("mlp.mlir")
+    text = path.read_text(encoding="utf-8")
     ctx = context()
     module = Parser(ctx, text).parse_module()
     pipeline = PassPipeline((

@@ -1,0 +1,695 @@
+"""Rematerialization under a memory budget: drop tensors and compute them again where needed.
+
+MegEngine's DTR (after Kirisame et al., *Dynamic Tensor Rematerialization*, ICLR 2021) does this
+at run time: when memory use passes a threshold it evicts the resident tensor with the lowest
+score, and recomputes an evicted tensor (recursively) when an op needs it. A compiler knows the
+whole schedule ahead of time, so it can run the same loop *statically* — and choose better,
+because it knows every future use. This module is that loop, IR-free:
+
+* a :class:`RematGraph` is a schedule of ops over tensors (bytes each); function inputs are
+  resident from the start and pinned (no producer to recompute them), function outputs must be
+  resident at the end;
+* :func:`rematerialize` walks the schedule. Before an op runs, its missing inputs are recomputed
+  (their producers cloned, recursively when their own inputs were dropped too); while the
+  resident bytes plus the op's outputs (and its ``extra`` working bytes) exceed the budget, the
+  resident tensor with the lowest score of the chosen :data:`HEURISTICS` is evicted (never one
+  the op reads, never a pinned one, never one smaller than ``min_size``, never one whose
+  producer is blacklisted). A tensor is freed for good after its last use;
+* the result is the new schedule (original ops in order, clones inserted before their uses).
+  :func:`schedule_peak` re-derives its live bytes from the schedule alone — each computed
+  instance lives from its op to its last read before it is computed again — which is what the
+  memory planner will see; a result is only returned when that peak fits the budget.
+
+Heuristics (smaller score = evicted first):
+
+* ``dtr`` — MegEngine's score exactly as its source states it:
+  ``(cost + 1e-3)^p_cost · p_rt^recompute_times / (((memory + free_mem)/1 MiB)^p_mem ·
+  (now − last_used + 1e-3)^p_time)`` with ``p_cost = p_mem = p_time = 1``, ``p_rt = 1.0001``;
+  ``cost`` is the *neighbour cost*: the tensor's own compute cost plus the compute cost of the
+  union-find component of every evicted neighbour (producer inputs and consumer outputs);
+  evicting merges components, recomputing takes the tensor's cost out of its component.
+  ``free_mem`` (bytes free next to the tensor's block) is 0 statically — the planner packs later —
+  and measured by the eager simulator (:func:`simulate_eager`), which has addresses;
+* ``dtr-eq`` — the DTR paper's ``h_DTR^eq``: the same, but components only ever merge (a
+  recompute does not split them), the paper's cheaper approximation;
+* ``dtr-local`` — own compute cost only (no neighbourhood);
+* ``lru`` — least recently used first; ``largest`` — largest first;
+* ``lookahead`` (default) — what only a compiler can do: Belady's rule weighted by the exact
+  recompute price. Score = ``chain_cost / (memory · distance_to_next_use)`` where ``chain_cost``
+  is the full cost of recomputing the tensor *now* (its producer plus, recursively, every
+  evicted ancestor that recompute would need) and the distance is counted to its next use in the
+  schedule (a tensor not used again is freed, never scored). Then a small portfolio of exponent
+  variants (memory and distance weighted ``1`` or ``2``) is run and the cheapest schedule that
+  fits is kept — a deterministic local search over the rule's one free choice, how much to
+  prefer large and far tensors.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+
+MIB = 1 << 20
+HEURISTICS = ("lookahead", "dtr", "dtr-eq", "dtr-local", "lru", "largest")
+
+
+class RematError(Exception):
+    """The budget cannot be met; ``minimum`` is the smallest budget that can (None: unknown)."""
+
+    def __init__(self, message: str, minimum: int | None = None):
+        super().__init__(message)
+        self.minimum = minimum
+
+
+@dataclass(frozen=True)
+class RematOp:
+    name: str
+    cost: float
+    inputs: tuple[int, ...]
+    outputs: tuple[int, ...]
+    extra: int = 0
+    """Bytes the op needs while it runs besides its operands (a region op's inner peak)."""
+    recomputable: bool = True
+    """False for blacklisted ops (random, collective, in-place updates, region ops)."""
+
+
+@dataclass(frozen=True)
+class RematGraph:
+    sizes: tuple[int, ...]
+    """Bytes of every tensor (by id)."""
+    ops: tuple[RematOp, ...]
+    """The schedule."""
+    inputs: tuple[int, ...] = ()
+    """Tensors resident at the start and pinned (function arguments)."""
+    outputs: tuple[int, ...] = ()
+    """Tensors that must be resident at the end (function results)."""
+
+    def producers(self) -> list[int]:
+        prod = [-1] * len(self.sizes)
+        for k, op in enumerate(self.ops):
+            for t in op.outputs:
+                prod[t] = k
+        return prod
+
+    @property
+    def base_cost(self) -> float:
+        return float(sum(op.cost for op in self.ops))
+
+
+@dataclass
+class RematResult:
+    schedule: list[int]
+    """Op indices in execution order: every original op once, in order, clones before uses."""
+    clone: list[bool]
+    """Per schedule entry: True for a recomputation."""
+    peak: int
+    """Max live bytes of the schedule (:func:`schedule_peak`)."""
+    base_cost: float
+    extra_cost: float
+    evictions: int
+    heuristic: str
+
+    @property
+    def cloned(self) -> int:
+        return sum(self.clone)
+
+    @property
+    def overhead(self) -> float:
+        """(base + recompute cost) / base cost."""
+        return (self.base_cost + self.extra_cost) / self.base_cost if self.base_cost else 1.0
+
+
+def live_peak(graph: RematGraph) -> int:
+    """Max live bytes of the original schedule (the lower bound before remat)."""
+    return schedule_peak(graph, list(range(len(graph.ops))))
+
+
+def schedule_peak(graph: RematGraph, schedule: Sequence[int]) -> int:
+    """Max live bytes of ``schedule``: an instance of a tensor lives from the step that computes
+    it (or the start, for inputs) to its last read before the next computation of the same
+    tensor (outputs: to the end); a step also holds its op's ``extra`` bytes. Raises ValueError
+    when an op reads a tensor no earlier step computed."""
+    n = len(schedule)
+    sizes = graph.sizes
+    start_of: dict[int, int] = {t: -1 for t in graph.inputs}
+    last: dict[int, int] = {}
+    intervals: list[tuple[int, int, int]] = []  # (begin, end inclusive, bytes)
+
+    def close(t: int) -> None:
+        b = start_of.pop(t)
+        intervals.append((max(b, 0), last.get(t, b), sizes[t]))
+
+    for s, k in enumerate(schedule):
+        op = graph.ops[k]
+        for t in op.inputs:
+            if t not in start_of:
+                raise ValueError(f"step {s} ('{op.name}') reads tensor {t} before any step computes it")
+            last[t] = s
+        for t in op.outputs:
+            if t in start_of:
+                close(t)
+            start_of[t] = s
+            last[t] = s
+        if op.extra:
+            intervals.append((s, s, op.extra))
+    for t in list(start_of):
+        if t in graph.outputs:
+            last[t] = max(n - 1, 0)
+        close(t)
+    delta = [0] * (n + 1)
+    for b, e, size in intervals:
+        delta[b] += size
+        delta[min(e, n - 1) + 1] -= size
+    peak = cur = 0
+    for d in delta[:n]:
+        cur += d
+        peak = max(peak, cur)
+    return peak
+
+
+def working_set_bound(graph: RematGraph) -> tuple[int, int]:
+    """A budget below which no remat can succeed, and the op that needs it: at every op its
+    inputs, outputs and ``extra`` bytes are resident together, with every pinned input still
+    to be read later (pinned tensors cannot be dropped)."""
+    last_read = {}
+    for k, op in enumerate(graph.ops):
+        for t in op.inputs:
+            last_read[t] = k
+    best, where = 0, -1
+    for k, op in enumerate(graph.ops):
+        need = set(op.inputs) | set(op.outputs)
+        pinned = {t for t in graph.inputs if last_read.get(t, -1) >= k or t in graph.outputs}
+        total = sum(graph.sizes[t] for t in need | pinned) + op.extra
+        if total > best:
+            best, where = total, k
+    return best, where
+
+
+class _DSU:
+    """Union-find over evicted tensors with the summed compute cost per component."""
+
+    def __init__(self, n: int):
+        self.parent = list(range(n))
+        self.cost = [0.0] * n
+
+    def find(self, x: int) -> int:
+        while self.parent[x] != x:
+            self.parent[x] = self.parent[self.parent[x]]
+            x = self.parent[x]
+        return x
+
+    def union(self, a: int, b: int) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            self.parent[rb] = ra
+            self.cost[ra] += self.cost[rb]
+
+
+@dataclass
+class _State:
+    graph: RematGraph
+    budget: int
+    heuristic: str
+    min_size: int
+    weights: tuple[float, float] = (1.0, 1.0)
+    producer: list[int] = field(default_factory=list)
+    consumers: list[list[int]] = field(default_factory=list)
+    uses: list[list[int]] = field(default_factory=list)
+    """Per tensor: original schedule positions of the ops that read it (ascending)."""
+    next_use_idx: list[int] = field(default_factory=list)
+
+
+def _prepare(graph: RematGraph) -> tuple[list[int], list[list[int]], list[list[int]]]:
+    producer = graph.producers()
+    consumers: list[list[int]] = [[] for _ in graph.sizes]
+    uses: list[list[int]] = [[] for _ in graph.sizes]
+    for k, op in enumerate(graph.ops):
+        for t in op.inputs:
+            if not uses[t] or uses[t][-1] != k:
+                uses[t].append(k)
+            consumers[t].append(k)
+    return producer, consumers, uses
+
+
+def rematerialize(
+    graph: RematGraph, budget: int, heuristic: str = "lookahead", min_size: int = 0
+) -> RematResult:
+    """A schedule of ``graph`` whose live bytes stay within ``budget`` (see module docstring);
+    raises :class:`RematError` (with the smallest budget that works, when it can tell)."""
+    if heuristic not in HEURISTICS:
+        raise RematError(f"unknown heuristic '{heuristic}' (expected one of: {', '.join(HEURISTICS)})")
+    bound, at = working_set_bound(graph)
+    if budget < bound:
+        raise RematError(
+            f"budget {budget} is below the working set of op '{graph.ops[at].name}' ({bound} bytes: its inputs, "
+            f"outputs and the pinned inputs still needed); the smallest budget that can be met is at least {bound}",
+            bound,
+        )
+    if heuristic == "lookahead":
+        best: RematResult | None = None
+        error: RematError | None = None
+        variants: list[tuple[float, float, int]] = [(1.0, 1.0, 0), (2.0, 1.0, 0), (1.0, 2.0, 0), (2.0, 2.0, 0)]
+        variants += [(1.0, 1.0, seed) for seed in range(1, 1 + search_rounds(graph))]
+        for a_mem, a_dist, seed in variants:
+            try:
+                r = _run(graph, budget, heuristic, min_size, (a_mem, a_dist), seed)
+            except RematError as e:
+                error = error or e
+                continue
+            if best is None or (r.extra_cost, r.cloned) < (best.extra_cost, best.cloned):
+                best = r
+        if best is None:
+            assert error is not None
+            raise error
+        return best
+    return _run(graph, budget, heuristic, min_size, (1.0, 1.0))
+
+
+SEARCH_WORK = 200_000
+"""Op executions the lookahead's local search may spend in all (about a second)."""
+
+
+def search_rounds(graph: RematGraph) -> int:
+    """Perturbed lookahead runs after the four exponent variants: ``SEARCH_WORK`` over the
+    graph's op count, at most 32 — a size rule, not a clock, so results are deterministic."""
+    return max(0, min(32, SEARCH_WORK // max(1, 4 * len(graph.ops)) - 4))
+
+
+def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights: tuple[float, float],
+         seed: int = 0) -> RematResult:
+    producer, consumers, uses = _prepare(graph)
+    sizes = graph.sizes
+    ops = graph.ops
+    n_t = len(sizes)
+    pinned = set(graph.inputs)
+    outputs = set(graph.outputs)
+    resident = [False] * n_t
+    for t in graph.inputs:
+        resident[t] = True
+    mem = sum(sizes[t] for t in set(graph.inputs))
+    use_ptr = [0] * n_t  # index into uses[t] of the next original use at or after the current op
+    last_used = [0] * n_t
+    recompute_times = [0] * n_t
+    evicted = [False] * n_t
+    dsu = _DSU(n_t)
+    for t in range(n_t):
+        if producer[t] >= 0:
+            dsu.cost[t] = ops[producer[t]].cost
+    schedule: list[int] = []
+    clone: list[bool] = []
+    extra_cost = 0.0
+    n_evict = 0
+    now = 0
+    locked: set[int] = set()
+    a_mem, a_dist = weights
+    # Local search: seed > 0 scales every tensor's lookahead score by a fixed random factor
+    # (log-normal, sigma 0.7), so each round explores other eviction choices deterministically.
+    noise = [1.0] * n_t
+    if seed:
+        import random
+
+        rng = random.Random(seed)
+        noise = [math.exp(rng.gauss(0.0, 0.7)) for _ in range(n_t)]
+
+    def next_use(t: int, k: int) -> int:
+        u = uses[t]
+        i = use_ptr[t]
+        while i < len(u) and u[i] < k:
+            i += 1
+        use_ptr[t] = i
+        if i < len(u):
+            return u[i]
+        return len(ops) if t in outputs else -1
+
+    def neighbour_cost(t: int) -> float:
+        p = producer[t]
+        cost = ops[p].cost
+        roots = set()
+        for x in ops[p].inputs:
+            if evicted[x]:
+                roots.add(dsu.find(x))
+        for c in consumers[t]:
+            for y in ops[c].outputs:
+                if evicted[y]:
+                    roots.add(dsu.find(y))
+        return cost + sum(dsu.cost[r] for r in roots)
+
+    def chain_cost(t: int, seen: set[int]) -> float:
+        """Cost of recomputing ``t`` now: its producer and every missing ancestor it needs."""
+        p = producer[t]
+        total = ops[p].cost
+        for x in ops[p].inputs:
+            if not resident[x] and x not in seen and producer[x] >= 0:
+                seen.add(x)
+                total += chain_cost(x, seen)
+        return total
+
+    def score(t: int, k: int) -> float:
+        size = sizes[t]
+        if heuristic == "largest":
+            return -size
+        if heuristic == "lru":
+            return -(now - last_used[t])
+        stale = now - last_used[t] + 1e-3
+        if heuristic == "lookahead":
+            nu = next_use(t, k)
+            dist = max(nu - k, 0) + 1e-3
+            return noise[t] * chain_cost(t, {t}) / ((size ** a_mem) * (dist ** a_dist))
+        if heuristic == "dtr-local":
+            cost = ops[producer[t]].cost
+        else:
+            cost = neighbour_cost(t)
+        return (cost + 1e-3) * (1.0001 ** recompute_times[t]) / ((size / MIB) * stale)
+
+    # numpy mirrors for the eviction scan (the hot spot: one scan per eviction over every
+    # resident tensor). A cheap lower bound of every candidate's score is computed at once —
+    # its own producer cost instead of the neighbourhood or chain cost, which can only add —
+    # and exact scores are evaluated in lower-bound order until the bound passes the best.
+    size_np = np.array(sizes, dtype=np.float64)
+    own_np = np.array([ops[p].cost if p >= 0 else 0.0 for p in producer], dtype=np.float64)
+    static_ok = np.array(
+        [sizes[t] > 0 and sizes[t] >= min_size and t not in pinned and producer[t] >= 0
+         and ops[producer[t]].recomputable for t in range(n_t)], dtype=bool)
+    resident_np = np.zeros(n_t, dtype=bool)
+    resident_np[list(set(graph.inputs))] = True
+    last_np = np.zeros(n_t, dtype=np.float64)
+    rt_np = np.zeros(n_t, dtype=np.float64)
+    noise_np = np.array(noise, dtype=np.float64)
+    nu_np = np.array([u[0] if u else (len(ops) if t in outputs else -1) for t, u in enumerate(uses)],
+                     dtype=np.float64)
+    size_pow = size_np ** a_mem
+
+    def evict_one(k: int, need: int) -> None:
+        nonlocal mem, n_evict
+        mask = resident_np & static_ok
+        if locked:
+            mask[list(locked)] = False
+        idx = np.flatnonzero(mask)
+        if idx.size == 0:
+            raise RematError(
+                f"cannot free {mem + need - budget} more bytes before op '{ops[k].name}' (step {k}): every resident "
+                f"tensor is read by it, pinned, blacklisted or below min-size"
+            )
+        sz = size_np[idx]
+        if heuristic == "largest":
+            lb = -sz
+        elif heuristic == "lru":
+            lb = -(now - last_np[idx])
+        elif heuristic == "lookahead":
+            dist = np.maximum(nu_np[idx] - k, 0) + 1e-3
+            lb = noise_np[idx] * own_np[idx] / (size_pow[idx] * dist ** a_dist)
+        else:
+            lb = (own_np[idx] + 1e-3) * (1.0001 ** rt_np[idx]) / ((sz / MIB) * (now - last_np[idx] + 1e-3))
+        if heuristic in ("largest", "lru", "dtr-local"):
+            victim = int(idx[np.lexsort((idx, lb))[0]])
+        else:
+            order = np.lexsort((idx, lb))
+            best_t, best_s = -1, math.inf
+            for j in order:
+                if lb[j] > best_s:
+                    break
+                t = int(idx[j])
+                sc = score(t, k)
+                if sc < best_s or (sc == best_s and t < best_t):
+                    best_t, best_s = t, sc
+            victim = best_t
+        resident[victim] = False
+        resident_np[victim] = False
+        resident_set.discard(victim)
+        evicted[victim] = True
+        mem -= sizes[victim]
+        n_evict += 1
+        p = producer[victim]
+        for x in ops[p].inputs:
+            if evicted[x]:
+                dsu.union(victim, x)
+        for c in consumers[victim]:
+            for y in ops[c].outputs:
+                if evicted[y]:
+                    dsu.union(victim, y)
+
+    resident_set: set[int] = set(graph.inputs)
+
+    def make_room(k: int, need: int) -> None:
+        while mem + need > budget:
+            evict_one(k, need)
+
+    def run(k: int, is_clone: bool, at: int) -> None:
+        """Execute op ``k`` (at original position ``at``), recomputing missing inputs first."""
+        nonlocal mem, now, extra_cost
+        op = ops[k]
+        added = []
+        for t in op.inputs:
+            if t not in locked:
+                locked.add(t)
+                added.append(t)
+        try:
+            for t in op.inputs:
+                if not resident[t]:
+                    p = producer[t]
+                    if p < 0 or not ops[p].recomputable:
+                        raise RematError(f"tensor {t} read by '{op.name}' was dropped but cannot be recomputed")
+                    run(p, True, at)
+            need = sum(sizes[t] for t in set(op.outputs) if not resident[t]) + op.extra
+            make_room(at, need)
+            schedule.append(k)
+            clone.append(is_clone)
+            now += 1
+            for t in op.inputs:
+                last_used[t] = now
+                last_np[t] = now
+            for t in op.outputs:
+                if not resident[t]:
+                    resident[t] = True
+                    resident_np[t] = True
+                    resident_set.add(t)
+                    mem += sizes[t]
+                last_used[t] = now
+                last_np[t] = now
+                if evicted[t]:
+                    evicted[t] = False
+                    recompute_times[t] += 1
+                    rt_np[t] += 1
+                    if heuristic != "dtr-eq":
+                        r = dsu.find(t)
+                        dsu.cost[r] -= ops[k].cost
+            if is_clone:
+                extra_cost += op.cost
+        finally:
+            for t in added:
+                locked.discard(t)
+        if is_clone:
+            # what this recomputation read or made and nothing (original or pending) reads again
+            for t in set(op.inputs) | set(op.outputs):
+                if t not in locked and next_use(t, at) < 0:
+                    _free(t)
+
+    def _free(t: int) -> None:
+        nonlocal mem
+        if resident[t]:
+            resident[t] = False
+            resident_np[t] = False
+            resident_set.discard(t)
+            mem -= sizes[t]
+
+    for k in range(len(ops)):
+        try:
+            run(k, False, k)
+        except RecursionError:
+            raise RematError(
+                f"'{heuristic}' thrashes before op '{ops[k].name}' (step {k}): its recompute chain is deeper than "
+                "Python's stack allows"
+            ) from None
+        for t in ops[k].inputs:
+            nu_np[t] = next_use(t, k + 1)
+        # free what is not read again (by the original schedule) and is not a result
+        for t in set(ops[k].inputs) | set(ops[k].outputs):
+            if t in pinned and t in outputs:
+                continue
+            if next_use(t, k + 1) < 0:
+                _free(t)
+    # results must be resident at the end
+    for t in graph.outputs:
+        if sizes[t] and not resident[t] and producer[t] >= 0:
+            run(producer[t], True, len(ops))
+    peak = schedule_peak(graph, schedule)
+    if peak > budget:  # the simulation over-approximates live bytes, so this cannot happen
+        raise RematError(f"internal error: schedule peak {peak} over budget {budget}")
+    return RematResult(schedule, clone, peak, graph.base_cost, extra_cost, n_evict, heuristic)
+
+
+def smallest_budget(graph: RematGraph, heuristic: str = "lookahead", min_size: int = 0) -> int:
+    """The smallest budget ``heuristic`` meets (bisection between the working-set bound and the
+    original peak; rematerialization is not monotone in the budget, so this is the smallest
+    found, checked by a successful run)."""
+    hi = live_peak(graph)
+    lo, _ = working_set_bound(graph)
+    if lo >= hi:
+        return hi
+    best = hi
+    while lo < best:
+        mid = (lo + best) // 2
+        try:
+            rematerialize(graph, mid, heuristic, min_size)
+            best = mid
+        except RematError:
+            lo = mid + 1
+    return best
+
+
+# ---------------------------------------------------------------------------------- eager DTR
+
+
+@dataclass
+class EagerReport:
+    """What the run-time DTR of MegEngine reports for one execution."""
+
+    evictions: int
+    remats: int
+    base_cost: float
+    extra_cost: float
+    peak_reserved: int
+    """Highest address used in the arena (fragmentation included)."""
+
+    @property
+    def overhead(self) -> float:
+        return (self.base_cost + self.extra_cost) / self.base_cost if self.base_cost else 1.0
+
+
+def simulate_eager(graph: RematGraph, budget: int, heuristic: str = "dtr", min_size: int = 0) -> EagerReport:
+    """The run-time variant: execute op by op in an arena of ``budget`` bytes with a first-fit
+    allocator, free a tensor when its reference count reaches zero, evict on demand when an
+    allocation does not fit — so fragmentation forces evictions a static plan would not need —
+    and recompute on access. ``free_mem`` in the DTR score is the free bytes next to the
+    tensor's block. It knows no future: ``lookahead`` is not available here."""
+    if heuristic == "lookahead":
+        raise RematError("the eager simulator has no lookahead: it does not know the future")
+    if heuristic not in HEURISTICS:
+        raise RematError(f"unknown heuristic '{heuristic}'")
+    producer, consumers, uses = _prepare(graph)
+    sizes, ops = graph.sizes, graph.ops
+    n_t = len(sizes)
+    pinned, outputs = set(graph.inputs), set(graph.outputs)
+    remaining = [len(u) for u in uses]  # reads still to come (refcount)
+    addr: dict[int, int] = {}
+    last_used = [0] * n_t
+    recompute_times = [0] * n_t
+    evicted = [False] * n_t
+    dsu = _DSU(n_t)
+    for t in range(n_t):
+        if producer[t] >= 0:
+            dsu.cost[t] = ops[producer[t]].cost
+    state = {"now": 0, "evict": 0, "remat": 0, "extra": 0.0, "peak": 0}
+    locked: set[int] = set()
+
+    def blocks() -> list[tuple[int, int, int]]:
+        return sorted((a, a + sizes[t], t) for t, a in addr.items())
+
+    def fit(size: int) -> int | None:
+        x = 0
+        for lo, hi, _ in blocks():
+            if x + size <= lo:
+                return x
+            x = max(x, hi)
+        return x if x + size <= budget else None
+
+    def free_around(t: int) -> int:
+        bs = blocks()
+        a, e = addr[t], addr[t] + sizes[t]
+        left = max((hi for lo, hi, _ in bs if hi <= a), default=0)
+        right = min((lo for lo, hi, _ in bs if lo >= e), default=budget)
+        return (a - left) + (right - e)
+
+    def score(t: int) -> float:
+        now = state["now"]
+        if heuristic == "largest":
+            return -sizes[t]
+        if heuristic == "lru":
+            return -(now - last_used[t])
+        p = producer[t]
+        if heuristic == "dtr-local":
+            cost = ops[p].cost
+        else:
+            roots = {dsu.find(x) for x in ops[p].inputs if evicted[x]}
+            roots |= {dsu.find(y) for c in consumers[t] for y in ops[c].outputs if evicted[y]}
+            cost = ops[p].cost + sum(dsu.cost[r] for r in roots)
+        return (cost + 1e-3) * (1.0001 ** recompute_times[t]) / (
+            ((sizes[t] + free_around(t)) / MIB) * (now - last_used[t] + 1e-3))
+
+    def alloc(t: int, what: str) -> None:
+        while True:
+            a = fit(sizes[t])
+            if a is not None:
+                addr[t] = a
+                state["peak"] = max(state["peak"], a + sizes[t])
+                return
+            cands = [x for x in addr if x not in locked and x not in pinned and sizes[x] >= max(min_size, 1)
+                     and producer[x] >= 0 and ops[producer[x]].recomputable]
+            if not cands:
+                raise RematError(f"eager DTR: out of memory allocating {sizes[t]} bytes for {what}")
+            v = min(cands, key=lambda x: (score(x), x))
+            del addr[v]
+            evicted[v] = True
+            state["evict"] += 1
+            p = producer[v]
+            for x in ops[p].inputs:
+                if evicted[x]:
+                    dsu.union(v, x)
+
+    def run(k: int, is_clone: bool) -> None:
+        op = ops[k]
+        added = [t for t in op.inputs if t not in locked]
+        locked.update(added)
+        try:
+            for t in op.inputs:
+                if t not in addr:
+                    if producer[t] < 0:
+                        raise RematError(f"eager DTR: input {t} is gone")
+                    run(producer[t], True)
+            for t in op.outputs:
+                if t not in addr and sizes[t]:
+                    alloc(t, f"'{op.name}'")
+            new_out = [t for t in op.outputs if t not in locked]
+            locked.update(new_out)
+            added += new_out
+            if any(t not in addr and sizes[t] for t in op.inputs):
+                raise RematError(f"internal error: eager DTR runs '{op.name}' without its inputs")
+            state["now"] += 1
+            for t in op.inputs + op.outputs:
+                last_used[t] = state["now"]
+            for t in op.outputs:
+                if evicted[t]:
+                    evicted[t] = False
+                    recompute_times[t] += 1
+                    if heuristic != "dtr-eq":
+                        dsu.cost[dsu.find(t)] -= op.cost
+            if is_clone:
+                state["remat"] += 1
+                state["extra"] += op.cost
+        finally:
+            for t in added:
+                locked.discard(t)
+
+    for t in graph.inputs:
+        if sizes[t]:
+            alloc(t, "an input")
+    for k, op in enumerate(ops):
+        run(k, False)
+        for t in op.inputs:
+            remaining[t] -= 1
+        for t in set(op.inputs) | set(op.outputs):
+            if remaining[t] <= 0 and t not in outputs and t in addr:
+                del addr[t]
+    for t in graph.outputs:
+        if sizes[t] and t not in addr and producer[t] >= 0:
+            run(producer[t], True)
+    return EagerReport(state["evict"], state["remat"], graph.base_cost, state["extra"], state["peak"])
+
+
+__all__ = [
+    "EagerReport", "HEURISTICS", "RematError", "RematGraph", "RematOp", "RematResult", "live_peak",
+    "rematerialize", "schedule_peak", "simulate_eager", "smallest_budget", "working_set_bound",
+]
