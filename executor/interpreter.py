@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType
 from xdsl.ir import Block, Operation, SSAValue
 
 from memopt.diagnostics import MemoptError
@@ -51,6 +51,29 @@ class Execution:
     func: func.FuncOp
     outputs: list[np.ndarray]
     types: list
+
+
+REMAT_ATTR = "memopt.remat"
+"""On a recomputed op (``rematerialize``): the identity of the op it recomputes."""
+
+
+def op_identities(f: func.FuncOp) -> dict[Operation, int]:
+    """The identity each op's pseudo-kernel is seeded with: its position among the function's
+    ops (views, get_globals and DMA ops aside). A recomputation (``memopt.remat = K``) takes the
+    identity ``K`` of the op it copies and is not counted, so a rewritten program computes the
+    same bytes as the original — what ``memopt-run --against`` compares."""
+    ident: dict[Operation, int] = {}
+    n = 0
+    for op in f.body.walk():
+        if op is f or isinstance(op, (GetGlobalOp, ViewOp, DmaStartOp, DmaWaitOp)):
+            continue
+        k = op.attributes.get(REMAT_ATTR)
+        if isinstance(k, IntegerAttr):
+            ident[op] = k.value.data
+            continue
+        ident[op] = n
+        n += 1
+    return ident
 
 
 def truth(data: np.ndarray, t) -> bool:
@@ -116,10 +139,7 @@ class Interpreter:
     # ------------------------------------------------------------------ entry
 
     def run(self, f: func.FuncOp) -> Execution:
-        self.ident = {}
-        for op in f.body.walk():
-            if op is not f and not isinstance(op, (GetGlobalOp, ViewOp, DmaStartOp, DmaWaitOp)):
-                self.ident[op] = len(self.ident)
+        self.ident = op_identities(f)
         self.env = {}
         block = f.body.blocks[0]
         args = []

@@ -42,6 +42,12 @@ def _lower_to_memref() -> type[ModulePass]:
     return LowerToMemrefPass
 
 
+def _rematerialize() -> type[ModulePass]:
+    from memopt.passes.rematerialize import RematerializeMemoryPass
+
+    return RematerializeMemoryPass
+
+
 def _canonicalize() -> type[ModulePass]:
     from xdsl.transforms.canonicalize import CanonicalizePass
 
@@ -70,6 +76,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "insert-dma": _insert_dma,
         "report-latency": _report_latency,
         "lower-to-memref": _lower_to_memref,
+        "rematerialize": _rematerialize,
         "canonicalize": _canonicalize,
         "cse": _cse,
         "dce": _dce,

@@ -44,6 +44,9 @@ def _parser() -> ArgParser:
                    help="refuse runs needing more storage than this many bytes (default 1 GiB)")
     p.add_argument("--max-ops", type=int, default=None,
                    help="refuse runs executing more ops than this, loops unrolled (default 10,000,000)")
+    p.add_argument("--against", metavar="ORIGINAL.mlir", default=None,
+                   help="also run ORIGINAL.mlir (unplanned) and require the same results, bit for bit: proves that "
+                        "a rewrite (rematerialize, lower-to-memref's out-params ...) computes what the original does")
     p.add_argument("--dma-landing", choices=("start", "wait"), default=None,
                    help="when a DMA copy lands in planned execution (default: start; --check: both)")
     return p
@@ -127,10 +130,51 @@ def _run(argv: Sequence[str], state: dict) -> int:
             name = ex.func.sym_name.data
             for k, (t, data) in enumerate(zip(ex.types, ex.outputs)):
                 out.append(format_result(name, k, t, data))
+        if args.against is not None:
+            out.append(_compare_against(module, args, limits))
     except MemoptError as e:
         raise ToolError.at_op(e) from None
     write_output(None, "".join(line + "\n" for line in out))
     return 0
+
+
+def _results(module, name: str | None, seed: int, limits) -> tuple[str, list[tuple[object, bytes]]]:
+    """The results of one unplanned run: a memopt-dialect function's return values, or an
+    upstream function's argument buffers after the run (its out-parameters; the arena argument
+    of ``arena=arg`` is scratch and not compared)."""
+    from xdsl.dialects import func
+
+    from memopt.executor import run_function
+    from memopt.executor.memref_exec import _is_arena_arg, _Run
+
+    funcs = _memref_functions(module, name)
+    if funcs:
+        f = next((g for g in funcs if g.sym_name.data == "main"), funcs[0]) if name is None else funcs[0]
+        r = _Run(module, False, seed)
+        r.run(f)
+        args = [a for a in f.body.blocks[0].args if not _is_arena_arg(a)]
+        return f.sym_name.data, [(a.type, bytes(r.env[a].tobytes())) for a in args if hasattr(r.env[a], "tobytes")]
+    ex = run_function(module, name, planned=False, seed=seed, limits=limits)
+    assert isinstance(ex.func, func.FuncOp)
+    return ex.func.sym_name.data, [(t, d.tobytes()) for t, d in zip(ex.types, ex.outputs)]
+
+
+def _compare_against(module, args, limits) -> str:
+    from memopt.diagnostics import MemoptError, read_source
+
+    try:
+        text = read_source(args.against)
+    except MemoptError as e:
+        raise ToolError(e.message) from None
+    original = parse_source(text, args.against)[1]
+    name, mine = _results(module, args.func, args.seed, limits)
+    _, theirs = _results(original, args.func, args.seed, limits)
+    if len(mine) != len(theirs):
+        raise ToolError(f"@{name} has {len(mine)} results, {args.against} has {len(theirs)}")
+    for k, ((t1, a), (t2, b)) in enumerate(zip(mine, theirs)):
+        if a != b:
+            raise ToolError(f"@{name} result #{k} ({t1}) differs from {args.against}'s ({t2})")
+    return f"@{name}: {len(mine)} results bit-exact with {args.against}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,0 +1,343 @@
+"""``rematerialize{budget=BYTES heuristic=lookahead min-size=0}``: fit a function's activations in
+``budget`` bytes by computing cheap tensors again where they are needed (MegEngine's DTR, done
+ahead of time).
+
+Tracer → planner → mutator, as ``plan-memory``:
+
+* **tracer** (:func:`remat_graph`): the top block of each function becomes an IR-free
+  :class:`~memopt.planning.remat.RematGraph`. A tensor is an on-chip buffer: an argument (pinned:
+  nothing can recompute it) or an op's result; a ``memopt.view`` is its source (uses of the view
+  are uses of the source); weights (``memopt.get_global`` and views of it) live off chip and take
+  no budget. Every ``memopt.compute`` is one op with its ``cost`` (MACs; one per output element
+  without it). A region op (``memopt.if``/``memopt.loop``) is one step — remat stays inside one
+  block — reading every outside tensor its regions use, never recomputed, and holding its inner
+  peak as extra bytes. Ops whose kind is random or collective (:data:`BLACKLIST`) or that carry
+  ``memopt.no_remat`` are never recomputed;
+* **planner**: :func:`~memopt.planning.remat.rematerialize` with the chosen heuristic;
+* **mutator** (:func:`_rewrite`): the block is re-emitted in the new schedule; a recomputation is a
+  clone of its op (results named ``<name>.remat<k>``, attribute ``memopt.remat``) placed right
+  before its first reader, and every later reader — views re-applied, uses inside regions
+  included — reads the latest copy.
+
+Budget and packing: the budget bounds the live bytes of the rewritten function; the arena
+``plan-memory`` then packs can be above that bound. The pass measures it (the default strategy on
+the rewritten function) and, while it is over the budget, rewrites again aiming lower by the
+excess (at most :data:`ROUNDS` times), so that ``--rematerialize=budget=N --plan-memory`` fits N.
+It reports ``remat: N ops cloned, +X cost (+P %), lower bound A → B`` on stderr; a budget below
+what any remat can reach is a one-line error naming the smallest budget the heuristic meets.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import builtin, func
+from xdsl.dialects.builtin import IntegerAttr, TensorType, i64
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+
+from memopt.diagnostics import MemoptError, copy_location
+from memopt.dialects.memopt import (
+    ComputeOp, DmaStartOp, DmaWaitOp, GetGlobalOp, ViewOp, byte_size,
+)
+from memopt.executor.interpreter import REMAT_ATTR
+from memopt.passes.dma_profile import op_macs
+from memopt.passes.lifetime import analyze_function, planned_functions
+from memopt.passes.options import option
+from memopt.planning import lower_bound, nested_live_profile
+from memopt.planning.problem import Problem
+from memopt.planning.remat import (
+    HEURISTICS, RematError, RematGraph, RematOp, rematerialize, smallest_budget,
+)
+
+BLACKLIST = ("random", "dropout", "multinomial", "bernoulli", "allreduce", "all_reduce", "allgather",
+             "all_gather", "send", "recv", "print")
+"""Kinds never recomputed (substring, case-insensitive): random draws would differ, collectives
+and I/O must run exactly once — DTR's blacklist."""
+NO_REMAT_ATTR = "memopt.no_remat"
+ROUNDS = 4
+
+
+def _root(v: SSAValue) -> SSAValue:
+    while isinstance(v.owner, ViewOp):
+        v = v.owner.source
+    return v
+
+
+def _offchip(v: SSAValue) -> bool:
+    return isinstance(_root(v).owner, GetGlobalOp)
+
+
+@dataclass
+class Traced:
+    """A function's remat graph and the way back to its IR."""
+
+    graph: RematGraph
+    ops: list[Operation]
+    """The IR op of every RematOp, in schedule order."""
+    tensors: list[SSAValue]
+    """The IR value (a root: argument or op result) of every tensor."""
+
+
+def remat_graph(f: func.FuncOp) -> Traced:
+    """The tracer (see module docstring)."""
+    block = f.body.blocks[0]
+    index: dict[SSAValue, int] = {}
+    tensors: list[SSAValue] = []
+    sizes: list[int] = []
+
+    def tensor(v: SSAValue) -> int:
+        if v not in index:
+            index[v] = len(tensors)
+            tensors.append(v)
+            sizes.append(0 if _offchip(v) or not isinstance(v.type, TensorType) else byte_size(v.type))
+        return index[v]
+
+    inputs = [tensor(a) for a in block.args]
+    joint = None
+    ops: list[RematOp] = []
+    ir_ops: list[Operation] = []
+    for op in block.ops:
+        if isinstance(op, (DmaStartOp, DmaWaitOp)):
+            raise MemoptError("rematerialize: run it before insert-dma (the function already streams weights)", op)
+        if isinstance(op, (ViewOp, GetGlobalOp, func.ReturnOp)):
+            continue
+        if not op.results and not op.regions:
+            continue
+        reads: list[int] = []
+        for v in _outside_operands(op):
+            if isinstance(v.type, TensorType):
+                t = tensor(_root(v))
+                if t not in reads:
+                    reads.append(t)
+        outs = [tensor(r) for r in op.results if isinstance(r.type, TensorType)]
+        extra = 0
+        if op.regions:
+            joint = joint or analyze_function(f, mode="joint")
+            extra = _inner_peak(op, joint)
+        kind = op.kind.data.lower() if isinstance(op, ComputeOp) else op.name
+        recomputable = (isinstance(op, ComputeOp) and NO_REMAT_ATTR not in op.attributes
+                        and not any(b in kind for b in BLACKLIST))
+        cost = float(op_macs(op)) if isinstance(op, ComputeOp) else 0.0
+        ops.append(RematOp(_op_name(op), cost, tuple(reads), tuple(outs), extra, recomputable))
+        ir_ops.append(op)
+    ret = block.last_op
+    outputs = [tensor(_root(v)) for v in ret.operands] if isinstance(ret, func.ReturnOp) else []
+    return Traced(RematGraph(tuple(sizes), tuple(ops), tuple(inputs), tuple(dict.fromkeys(outputs))), ir_ops, tensors)
+
+
+def _op_name(op: Operation) -> str:
+    if op.results and op.results[0].name_hint:
+        return f"%{op.results[0].name_hint}"
+    return op.name
+
+
+def _outside_operands(op: Operation) -> list[SSAValue]:
+    """Operands of ``op`` and every value its regions use that is defined outside it."""
+    out = list(op.operands)
+    if op.regions:
+        inside = set()
+        for inner in op.walk():
+            inside.update(inner.results)
+            for r in inner.regions:
+                for b in r.blocks:
+                    inside.update(b.args)
+        for inner in op.walk():
+            if inner is op:
+                continue
+            out += [v for v in inner.operands if v not in inside]
+    return out
+
+
+def _inner_peak(op: Operation, joint) -> int:
+    """Peak bytes of the buffers that begin inside ``op``'s regions (its results excluded)."""
+    lo, hi = joint.numbering.begin[op], joint.numbering.end[op]
+    inner = [b for b, owner in zip(joint.problem.buffers, joint.owner)
+             if lo < b.start <= hi and owner not in op.results]
+    if not inner:
+        return 0
+    _, live = nested_live_profile(Problem.of(inner))
+    return int(live.max()) if len(live) else 0
+
+
+def _rewrite(f: func.FuncOp, traced: Traced, schedule: list[int], clone: list[bool]) -> None:
+    """The mutator: re-emit the top block in ``schedule`` order (see module docstring)."""
+    block = f.body.blocks[0]
+    ret = block.last_op
+    assert ret is not None
+    emitted: set[Operation] = set()
+    current: dict[SSAValue, SSAValue] = {}  # root value -> its latest computed copy
+    copies: dict[SSAValue, int] = {}
+    from memopt.executor.interpreter import op_identities
+
+    ident = op_identities(f)
+    free_ops = [o for o in block.ops if o is not ret and o not in set(traced.ops)]
+    for o in list(block.ops):
+        if o is not ret:
+            o.detach()
+    view_cache: dict[tuple[SSAValue, SSAValue], SSAValue] = {}
+
+    def place(op: Operation) -> None:
+        block.insert_op_before(op, ret)
+        emitted.add(op)
+
+    def ensure(v: SSAValue) -> None:
+        """Emit the free op (view, get_global ...) defining ``v`` and its own operands first."""
+        owner = v.owner
+        if isinstance(owner, Operation) and owner in free_set and owner not in emitted:
+            for x in owner.operands:
+                ensure(x)
+            place(owner)
+
+    free_set = set(free_ops)
+
+    def latest(v: SSAValue, before: Operation) -> SSAValue:
+        """``v`` as it reads now: its root's latest copy, with its views re-applied on it."""
+        root = _root(v)
+        now = current.get(root, root)
+        if now is root:
+            ensure(v)
+            return v
+        if v is root:
+            return now
+        key = (v, now)
+        if key not in view_cache:
+            src = latest(v.owner.source, before)
+            view = v.owner.clone()
+            view.operands[0] = src
+            if v.name_hint:
+                view.results[0].name_hint = f"{v.name_hint}.remat"
+            block.insert_op_before(view, before)
+            view_cache[key] = view.results[0]
+        return view_cache[key]
+
+    def remap_operands(op: Operation, holder: Operation) -> None:
+        for i, v in enumerate(op.operands):
+            if isinstance(v.type, TensorType):
+                op.operands[i] = latest(v, holder)
+            else:
+                ensure(v)
+
+    for k, is_clone in zip(schedule, clone):
+        orig = traced.ops[k]
+        if is_clone:
+            op = orig.clone()
+            op.attributes[REMAT_ATTR] = IntegerAttr(ident[orig], i64)  # the pseudo-kernel identity it copies
+            copy_location(orig, op)
+            for r_old, r_new in zip(orig.results, op.results):
+                copies[r_old] = copies.get(r_old, 0) + 1
+                if r_old.name_hint:
+                    r_new.name_hint = f"{r_old.name_hint}.remat{copies[r_old]}"
+        else:
+            op = orig
+        place(op)
+        remap_operands(op, op)
+        if op.regions:  # uses inside the regions of values defined outside
+            inside = set()
+            for inner in op.walk():
+                inside.update(inner.results)
+                for r in inner.regions:
+                    for b in r.blocks:
+                        inside.update(b.args)
+            for inner in op.walk():
+                if inner is op:
+                    continue
+                for i, v in enumerate(inner.operands):
+                    if v not in inside and isinstance(v.type, TensorType):
+                        inner.operands[i] = latest(v, op)
+        for r_old, r_new in zip(orig.results, op.results):
+            current[r_old] = r_new
+    for o in free_ops:
+        if o not in emitted:
+            for x in o.operands:
+                ensure(x)
+            place(o)
+    for i, v in enumerate(ret.operands):
+        if isinstance(v.type, TensorType):
+            ret.operands[i] = latest(v, ret)
+
+
+def _lower_bound(f: func.FuncOp) -> int:
+    return lower_bound(analyze_function(f, mode="joint").problem)
+
+
+def _arena(f: func.FuncOp) -> int:
+    from memopt.passes.plan_memory import plan_function_memory
+    from memopt.planning import make_strategy
+
+    return plan_function_memory(f, make_strategy("best")).solution.height
+
+
+@dataclass(frozen=True)
+class RematerializeMemoryPass(ModulePass):
+    """Fit every function's activations in ``budget`` bytes by recomputing tensors (DTR ahead of time)."""
+
+    name = "rematerialize"
+
+    budget: int | None = option(None, "on-chip bytes the function's arena must fit (required)", values="integer > 0")
+    heuristic: str = option("lookahead", "which tensor to drop first: lookahead (memopt's, knows the future), "
+                            "dtr (MegEngine's score), dtr-eq, dtr-local, lru, largest", choices=HEURISTICS)
+    min_size: int = option(0, "never drop a tensor smaller than this (DTR's evictee_minimum_size)",
+                           values="integer >= 0")
+
+    def validate(self) -> None:
+        if self.budget is None:
+            raise MemoptError("rematerialize: budget is required (on-chip bytes, e.g. budget=65536)")
+        if self.budget <= 0:
+            raise MemoptError(f"rematerialize: budget must be an integer > 0, got {self.budget}")
+        if self.min_size < 0:
+            raise MemoptError(f"rematerialize: min-size must be an integer >= 0, got {self.min_size}")
+
+    def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        self.validate()
+        assert self.budget is not None
+        for f in planned_functions(op):
+            self._function(f)
+
+    def _function(self, f: func.FuncOp) -> None:
+        budget = self.budget
+        assert budget is not None
+        before = _lower_bound(f)
+        name = f.sym_name.data
+        if _arena(f) <= budget:
+            sys.stderr.write(f"remat: @{name}: 0 ops cloned, +0 cost (+0.0 %), lower bound {before} → {before} "
+                             f"(fits budget {budget} as it is)\n")
+            return
+        pristine = f.clone()
+        target = budget
+        for _ in range(ROUNDS):
+            traced = remat_graph(pristine)
+            try:
+                result = rematerialize(traced.graph, target, self.heuristic, self.min_size)
+            except RematError as e:
+                smallest = e.minimum
+                if smallest is None:
+                    try:
+                        smallest = smallest_budget(traced.graph, self.heuristic, self.min_size)
+                    except RematError:
+                        smallest = None
+                hint = f"; the smallest budget '{self.heuristic}' meets is {smallest} bytes" if smallest else ""
+                raise MemoptError(f"rematerialize: cannot fit '@{name}' in {budget} bytes: {e}{hint}", f) from None
+            work = pristine.clone()
+            _rewrite(work, remat_graph(work), result.schedule, result.clone)
+            arena = _arena(work)
+            if arena <= budget:
+                break
+            target -= arena - budget
+        else:
+            raise MemoptError(
+                f"rematerialize: '@{name}' rewritten to a lower bound within {budget} bytes, but its arena packs "
+                f"to {arena} bytes (try a smaller budget or another heuristic)", f)
+        f.body.detach_block(f.body.blocks[0])
+        f.body.add_block(work.body.detach_block(work.body.blocks[0]))
+        after = _lower_bound(f)
+        pct = 100.0 * result.extra_cost / result.base_cost if result.base_cost else 0.0
+        sys.stderr.write(
+            f"remat: @{name}: {result.cloned} ops cloned, +{result.extra_cost:g} cost (+{pct:.1f} %), "
+            f"lower bound {before} → {after}\n"
+        )
+
+
+__all__ = ["BLACKLIST", "RematerializeMemoryPass", "remat_graph"]
