@@ -56,7 +56,9 @@ def _digest(a: np.ndarray) -> bytes:
 
 def _is_arena(alloc: Operation) -> bool:
     """An ``i8`` alloc holding planned buffers: marked ``memopt.arena`` by memopt's plan; in a
-    module without that mark (upstream MLIR's planner), an ``i8`` alloc viewed more than once."""
+    function without that mark, upstream MLIR's planner's arena: an ``i8`` alloc with an
+    ``alignment`` (its planner always sets one) viewed more than once. (Views of an unaligned
+    alloc are reshapes of one buffer, as ``lower-to-memref`` emits them, not planned buffers.)"""
     if not isinstance(alloc, memref.AllocOp) or len(alloc.results[0].type.get_shape()) != 1:
         return False
     if "memopt.arena" in alloc.attributes:
@@ -65,6 +67,8 @@ def _is_arena(alloc: Operation) -> bool:
     while f is not None and not isinstance(f, func.FuncOp):
         f = f.parent_op()
     if f is None or any("memopt.arena" in o.attributes for o in f.body.walk()):
+        return False
+    if alloc.alignment is None:
         return False
     return sum(1 for u in alloc.results[0].uses if isinstance(u.operation, memref.ViewOp)) > 1
 
