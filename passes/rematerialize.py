@@ -46,7 +46,7 @@ from memopt.executor.interpreter import REMAT_ATTR
 from memopt.passes.dma_profile import op_macs
 from memopt.passes.lifetime import analyze_function, planned_functions
 from memopt.passes.options import option
-from memopt.planning import lower_bound, nested_live_profile
+from memopt.planning import align_up, lower_bound, nested_live_profile
 from memopt.planning.problem import Problem
 from memopt.planning.remat import (
     HEURISTICS, RematError, RematGraph, RematOp, rematerialize, smallest_budget,
@@ -81,21 +81,30 @@ class Traced:
     """The IR value (a root: argument or op result) of every tensor."""
 
 
-def remat_graph(f: func.FuncOp) -> Traced:
-    """The tracer (see module docstring)."""
+def remat_graph(f: func.FuncOp, alignment: int = 1) -> Traced:
+    """The tracer (see module docstring); sizes rounded up to ``alignment``, as the arena
+    plan will place them."""
     block = f.body.blocks[0]
     index: dict[SSAValue, int] = {}
     tensors: list[SSAValue] = []
     sizes: list[int] = []
 
+    inputs: list[int] = []
+
     def tensor(v: SSAValue) -> int:
         if v not in index:
             index[v] = len(tensors)
             tensors.append(v)
-            sizes.append(0 if _offchip(v) or not isinstance(v.type, TensorType) else byte_size(v.type))
+            offchip = _offchip(v) or not isinstance(v.type, TensorType)
+            sizes.append(0 if offchip else align_up(byte_size(v.type), alignment))
+            if offchip:
+                inputs.append(index[v])  # weights: present from the start, off chip
         return index[v]
 
-    inputs = [tensor(a) for a in block.args]
+    for a in block.args:
+        t = tensor(a)
+        if t not in inputs:
+            inputs.append(t)
     joint = None
     ops: list[RematOp] = []
     ir_ops: list[Operation] = []
@@ -193,8 +202,9 @@ def _rewrite(f: func.FuncOp, traced: Traced, schedule: list[int], clone: list[bo
 
     free_set = set(free_ops)
 
-    def latest(v: SSAValue, before: Operation) -> SSAValue:
-        """``v`` as it reads now: its root's latest copy, with its views re-applied on it."""
+    def latest(v: SSAValue) -> SSAValue:
+        """``v`` as it reads now: its root's latest copy, with its views re-applied on it
+        (anything this needs is emitted now, so before the op about to be placed)."""
         root = _root(v)
         now = current.get(root, root)
         if now is root:
@@ -204,19 +214,19 @@ def _rewrite(f: func.FuncOp, traced: Traced, schedule: list[int], clone: list[bo
             return now
         key = (v, now)
         if key not in view_cache:
-            src = latest(v.owner.source, before)
+            src = latest(v.owner.source)
             view = v.owner.clone()
             view.operands[0] = src
             if v.name_hint:
                 view.results[0].name_hint = f"{v.name_hint}.remat"
-            block.insert_op_before(view, before)
+            place(view)
             view_cache[key] = view.results[0]
         return view_cache[key]
 
-    def remap_operands(op: Operation, holder: Operation) -> None:
+    def remap_operands(op: Operation) -> None:
         for i, v in enumerate(op.operands):
             if isinstance(v.type, TensorType):
-                op.operands[i] = latest(v, holder)
+                op.operands[i] = latest(v)
             else:
                 ensure(v)
 
@@ -232,8 +242,7 @@ def _rewrite(f: func.FuncOp, traced: Traced, schedule: list[int], clone: list[bo
                     r_new.name_hint = f"{r_old.name_hint}.remat{copies[r_old]}"
         else:
             op = orig
-        place(op)
-        remap_operands(op, op)
+        remap_operands(op)
         if op.regions:  # uses inside the regions of values defined outside
             inside = set()
             for inner in op.walk():
@@ -246,28 +255,42 @@ def _rewrite(f: func.FuncOp, traced: Traced, schedule: list[int], clone: list[bo
                     continue
                 for i, v in enumerate(inner.operands):
                     if v not in inside and isinstance(v.type, TensorType):
-                        inner.operands[i] = latest(v, op)
+                        inner.operands[i] = latest(v)
+                    elif v not in inside:
+                        ensure(v)
+        place(op)
         for r_old, r_new in zip(orig.results, op.results):
             current[r_old] = r_new
-    for o in free_ops:
-        if o not in emitted:
-            for x in o.operands:
-                ensure(x)
-            place(o)
     for i, v in enumerate(ret.operands):
         if isinstance(v.type, TensorType):
-            ret.operands[i] = latest(v, ret)
+            ret.operands[i] = latest(v)
+    # Free ops nothing reads any more (a view whose readers now read a recomputed copy's view)
+    # are dropped: left in place they would keep the dropped tensor alive.
+    leftover = [o for o in free_ops if o not in emitted]
+    changed = True
+    while changed:
+        changed = False
+        for o in list(leftover):
+            if all(not r.uses for r in o.results):
+                leftover.remove(o)
+                o.erase()
+                changed = True
+    for o in leftover:  # still read (by nothing emitted: cannot happen, kept for safety)
+        for x in o.operands:
+            ensure(x)
+        place(o)
 
 
 def _lower_bound(f: func.FuncOp) -> int:
     return lower_bound(analyze_function(f, mode="joint").problem)
 
 
-def _arena(f: func.FuncOp) -> int:
+def _arena(f: func.FuncOp, alignment: int) -> int:
+    """The arena ``plan-memory`` (default strategy) gives ``f``."""
     from memopt.passes.plan_memory import plan_function_memory
     from memopt.planning import make_strategy
 
-    return plan_function_memory(f, make_strategy("best")).solution.height
+    return plan_function_memory(f, make_strategy("best"), alignment=alignment).solution.height
 
 
 @dataclass(frozen=True)
@@ -281,12 +304,16 @@ class RematerializeMemoryPass(ModulePass):
                             "dtr (MegEngine's score), dtr-eq, dtr-local, lru, largest", choices=HEURISTICS)
     min_size: int = option(0, "never drop a tensor smaller than this (DTR's evictee_minimum_size)",
                            values="integer >= 0")
+    alignment: int = option(16, "the alignment plan-memory will use (sizes are counted rounded up to it)",
+                            values="power of two >= 1")
 
     def validate(self) -> None:
         if self.budget is None:
             raise MemoptError("rematerialize: budget is required (on-chip bytes, e.g. budget=65536)")
         if self.budget <= 0:
             raise MemoptError(f"rematerialize: budget must be an integer > 0, got {self.budget}")
+        if self.alignment < 1 or self.alignment & (self.alignment - 1):
+            raise MemoptError(f"rematerialize: alignment must be a power of two >= 1, got {self.alignment}")
         if self.min_size < 0:
             raise MemoptError(f"rematerialize: min-size must be an integer >= 0, got {self.min_size}")
 
@@ -301,35 +328,39 @@ class RematerializeMemoryPass(ModulePass):
         assert budget is not None
         before = _lower_bound(f)
         name = f.sym_name.data
-        if _arena(f) <= budget:
+        if _arena(f, self.alignment) <= budget:
             sys.stderr.write(f"remat: @{name}: 0 ops cloned, +0 cost (+0.0 %), lower bound {before} → {before} "
                              f"(fits budget {budget} as it is)\n")
             return
         pristine = f.clone()
         target = budget
-        for _ in range(ROUNDS):
-            traced = remat_graph(pristine)
+        arena = None
+        for round_ in range(ROUNDS):
+            traced = remat_graph(pristine, self.alignment)
             try:
                 result = rematerialize(traced.graph, target, self.heuristic, self.min_size)
             except RematError as e:
-                smallest = e.minimum
-                if smallest is None:
-                    try:
-                        smallest = smallest_budget(traced.graph, self.heuristic, self.min_size)
-                    except RematError:
-                        smallest = None
+                if round_:
+                    break  # aiming below the budget by the packing excess went too far
+                try:
+                    smallest = smallest_budget(traced.graph, self.heuristic, self.min_size)
+                except RematError:
+                    smallest = None
                 hint = f"; the smallest budget '{self.heuristic}' meets is {smallest} bytes" if smallest else ""
                 raise MemoptError(f"rematerialize: cannot fit '@{name}' in {budget} bytes: {e}{hint}", f) from None
             work = pristine.clone()
-            _rewrite(work, remat_graph(work), result.schedule, result.clone)
-            arena = _arena(work)
+            _rewrite(work, remat_graph(work, self.alignment), result.schedule, result.clone)
+            arena = _arena(work, self.alignment)
             if arena <= budget:
                 break
             target -= arena - budget
-        else:
+            if target <= 0:
+                break
+        assert arena is not None
+        if arena > budget:
             raise MemoptError(
-                f"rematerialize: '@{name}' rewritten to a lower bound within {budget} bytes, but its arena packs "
-                f"to {arena} bytes (try a smaller budget or another heuristic)", f)
+                f"rematerialize: cannot fit '@{name}' in {budget} bytes: rewritten to a lower bound within it, its "
+                f"arena still packs to {arena} bytes (try another heuristic)", f)
         f.body.detach_block(f.body.blocks[0])
         f.body.add_block(work.body.detach_block(work.body.blocks[0]))
         after = _lower_bound(f)

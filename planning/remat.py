@@ -174,14 +174,17 @@ def schedule_peak(graph: RematGraph, schedule: Sequence[int]) -> int:
 
 
 def working_set_bound(graph: RematGraph) -> tuple[int, int]:
-    """A budget below which no remat can succeed, and the op that needs it: at every op its
-    inputs, outputs and ``extra`` bytes are resident together, with every pinned input still
-    to be read later (pinned tensors cannot be dropped)."""
+    """A budget below which no remat can succeed, and the op that needs it (-1: the function's
+    end): at every op its inputs, outputs and ``extra`` bytes are resident together, with every
+    pinned input still to be read later (pinned tensors cannot be dropped); at the end, the
+    results."""
     last_read = {}
     for k, op in enumerate(graph.ops):
         for t in op.inputs:
             last_read[t] = k
-    best, where = 0, -1
+    # At the end: the results, and every input (pinned) that is one.
+    best = sum(graph.sizes[t] for t in set(graph.outputs))
+    where = -1
     for k, op in enumerate(graph.ops):
         need = set(op.inputs) | set(op.outputs)
         pinned = {t for t in graph.inputs if last_read.get(t, -1) >= k or t in graph.outputs}
@@ -246,11 +249,9 @@ def rematerialize(
         raise RematError(f"unknown heuristic '{heuristic}' (expected one of: {', '.join(HEURISTICS)})")
     bound, at = working_set_bound(graph)
     if budget < bound:
-        raise RematError(
-            f"budget {budget} is below the working set of op '{graph.ops[at].name}' ({bound} bytes: its inputs, "
-            f"outputs and the pinned inputs still needed); the smallest budget that can be met is at least {bound}",
-            bound,
-        )
+        what = (f"the working set of op '{graph.ops[at].name}' ({bound} bytes: its inputs, outputs and the pinned "
+                f"inputs still needed)" if at >= 0 else f"the function's results ({bound} bytes)")
+        raise RematError(f"budget {budget} is below {what}", bound)
     if heuristic == "lookahead":
         best: RematResult | None = None
         error: RematError | None = None
@@ -507,6 +508,9 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
             resident_set.discard(t)
             mem -= sizes[t]
 
+    for t in set(graph.inputs):  # an input nothing reads is dead from the start
+        if not uses[t] and t not in outputs:
+            _free(t)
     for k in range(len(ops)):
         try:
             run(k, False, k)
@@ -545,7 +549,10 @@ def smallest_budget(graph: RematGraph, heuristic: str = "lookahead", min_size: i
     while lo < best:
         mid = (lo + best) // 2
         try:
-            rematerialize(graph, mid, heuristic, min_size)
+            if heuristic == "lookahead":  # the rule alone: what it meets, the portfolio meets
+                _run(graph, mid, heuristic, min_size, (1.0, 1.0))
+            else:
+                rematerialize(graph, mid, heuristic, min_size)
             best = mid
         except RematError:
             lo = mid + 1
@@ -685,8 +692,8 @@ def simulate_eager(graph: RematGraph, budget: int, heuristic: str = "dtr", min_s
             for t in added:
                 locked.discard(t)
 
-    for t in graph.inputs:
-        if sizes[t]:
+    for t in set(graph.inputs):
+        if sizes[t] and (remaining[t] > 0 or t in outputs):
             alloc(t, "an input")
     for k, op in enumerate(ops):
         run(k, False)

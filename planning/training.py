@@ -192,4 +192,36 @@ TRAINING_GRAPHS = {
 """The generated training graphs of ``bench/remat.py`` (and ``bench/pool.py``), by name."""
 
 
-__all__ = ["TRAINING_GRAPHS", "linear_chain", "resnet", "transformer", "unet", "with_backward"]
+__all__ = ["TRAINING_GRAPHS", "linear_chain", "resnet", "to_mlir", "transformer", "unet", "with_backward"]
+
+
+def to_mlir(graph: RematGraph, name: str = "main", views: bool = False) -> str:
+    """``graph`` as a memopt-dialect function (text): tensors as ``tensor<Nxi8>``, each op a
+    ``memopt.compute`` with its ``cost``; inputs are the arguments, outputs the results. With
+    ``views``, every other read of a multi-reader tensor goes through a ``memopt.view`` (an alias,
+    as a reshape is), so rewrites must re-apply views on recomputed tensors."""
+    def ty(t: int) -> str:
+        return f"tensor<{max(graph.sizes[t], 1)}xi8>"
+
+    args = ", ".join(f"%t{t}: {ty(t)}" for t in graph.inputs)
+    outs = ", ".join(ty(t) for t in graph.outputs)
+    lines = [f"func.func @{name}({args}) -> ({outs}) {{"]
+    n_views = 0
+    reads: dict[int, int] = {}
+    for op in graph.ops:
+        names = []
+        for t in op.inputs:
+            reads[t] = reads.get(t, 0) + 1
+            if views and reads[t] % 2 == 0:
+                lines.append(f"  %v{n_views} = memopt.view %t{t} : {ty(t)} -> {ty(t)}")
+                names.append(f"%v{n_views}")
+                n_views += 1
+            else:
+                names.append(f"%t{t}")
+        res = ", ".join(f"%t{t}" for t in op.outputs)
+        sig = f"({', '.join(ty(t) for t in op.inputs)}) -> ({', '.join(ty(t) for t in op.outputs)})"
+        kind = op.name.replace('"', "")
+        lines.append(f'  {res} = memopt.compute "{kind}"({", ".join(names)}) {{cost = {int(op.cost)} : i64}} : {sig}')
+    lines.append(f"  func.return {', '.join(f'%t{t}' for t in graph.outputs)} : {outs}")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
