@@ -108,6 +108,17 @@ def compare(src: str, opt: str, iree: str, run: str):
     return arena, lb, ok, peers, checks
 
 
+def with_dma(src: str, opt: str, iree: str, run: str) -> str:
+    """``--plan-memory --insert-dma`` on ``src``: does iree-opt verify it, does --check prove it."""
+    r = subprocess.run([opt, src, "--plan-memory", "--insert-dma"], capture_output=True, text=True)
+    if r.returncode != 0:
+        return "error"
+    starts = r.stdout.count('"memref.dma_start"')
+    ok = subprocess.run([iree], input=r.stdout, capture_output=True, text=True).returncode == 0
+    proven = subprocess.run([run, "-", "--check"], input=r.stdout, capture_output=True, text=True).returncode == 0
+    return f"{starts} / {'yes' if ok else 'NO'} / {'ok' if proven else 'FAIL'}"
+
+
 def compare_models(args, iree, opt, run):
     """The real models, lowered to upstream IR, planned by memopt and by upstream MLIR."""
     import pathlib
@@ -119,10 +130,10 @@ def compare_models(args, iree, opt, run):
     from xdsl.printer import Printer
     import io
 
-    print("\n| model | control flow | LB | memopt | upstream best-fit | upstream trivial | best-fit / memopt | verifies | --check memopt / best-fit |")
-    print("|---|---|---:|---:|---:|---:|---:|---|---|")
+    print("\n| model | control flow | LB | memopt | upstream best-fit | upstream trivial | best-fit / memopt | verifies | --check memopt / best-fit | insert-dma: transfers / verifies / --check |")
+    print("|---|---|---:|---:|---:|---:|---:|---|---|---|")
     wins = ties = losses = verified = proven = n = 0
-    cf_n = cf_wins = 0
+    cf_n = cf_wins = dma_ok = 0
     with tempfile.TemporaryDirectory() as d:
         for path in models.fetch(pathlib.Path(args.cache)):
             try:
@@ -143,6 +154,8 @@ def compare_models(args, iree, opt, run):
             with open(lowered, "w") as f:
                 f.write(low.stdout)
             arena, lb, ok, peers, checks = compare(lowered, opt, iree, run)
+            dma = with_dma(lowered, opt, iree, run)
+            dma_ok += dma.endswith("yes / ok")
             cf = "scf." in low.stdout
             cf_n += cf
             cf_wins += cf and arena < peers[0]
@@ -153,8 +166,9 @@ def compare_models(args, iree, opt, run):
             ties += arena == peers[0]
             losses += arena > peers[0]
             print(f"| {path.name} | {'yes' if cf else 'no'} | {lb} | {arena} | {peers[0]} | {peers[1]} | {peers[0] / max(arena, 1):.2f} | "
-                  f"{'yes' if ok else 'NO'} | {' / '.join('ok' if c else 'FAIL' for c in checks)} |")
+                  f"{'yes' if ok else 'NO'} | {' / '.join('ok' if c else 'FAIL' for c in checks)} | {dma} |")
             sys.stdout.flush()
+    print(f"\n# --plan-memory --insert-dma output verified by iree-opt and proven by --check on {dma_ok}/{n}")
     print(f"\n# control-flow models: memopt strictly smaller than upstream best-fit on {cf_wins}/{cf_n}")
     return wins, ties, losses, verified, proven, n
 

@@ -22,7 +22,8 @@ Tracer → planner → mutator, as ``plan-memory``:
 Budget and packing: the budget bounds the live bytes of the rewritten function; the arena
 ``plan-memory`` then packs can be above that bound. The pass measures it (the default strategy on
 the rewritten function) and, while it is over the budget, rewrites again aiming lower by the
-excess (at most :data:`ROUNDS` times), so that ``--rematerialize=budget=N --plan-memory`` fits N.
+excess — bisecting between targets that packed over and targets remat could not meet — at most
+:data:`ROUNDS` times, so that ``--rematerialize=budget=N --plan-memory`` fits N.
 It reports ``remat: N ops cloned, +X cost (+P %), lower bound A → B`` on stderr; a budget below
 what any remat can reach is a one-line error naming the smallest budget the heuristic meets.
 """
@@ -57,7 +58,7 @@ BLACKLIST = ("random", "dropout", "multinomial", "bernoulli", "allreduce", "all_
 """Kinds never recomputed (substring, case-insensitive): random draws would differ, collectives
 and I/O must run exactly once — DTR's blacklist."""
 NO_REMAT_ATTR = "memopt.no_remat"
-ROUNDS = 4
+ROUNDS = 6
 
 
 def _root(v: SSAValue) -> SSAValue:
@@ -187,6 +188,7 @@ def _rewrite(f: func.FuncOp, traced: Traced, schedule: list[int], clone: list[bo
         if o is not ret:
             o.detach()
     view_cache: dict[tuple[SSAValue, SSAValue], SSAValue] = {}
+    origin: dict[SSAValue, SSAValue] = {}  # a copy (clone result, re-applied view) -> the original value
 
     def place(op: Operation) -> None:
         block.insert_op_before(op, ret)
@@ -205,6 +207,7 @@ def _rewrite(f: func.FuncOp, traced: Traced, schedule: list[int], clone: list[bo
     def latest(v: SSAValue) -> SSAValue:
         """``v`` as it reads now: its root's latest copy, with its views re-applied on it
         (anything this needs is emitted now, so before the op about to be placed)."""
+        v = origin.get(v, v)  # an operand already rewritten to a copy: back to the original value
         root = _root(v)
         now = current.get(root, root)
         if now is root:
@@ -221,6 +224,7 @@ def _rewrite(f: func.FuncOp, traced: Traced, schedule: list[int], clone: list[bo
                 view.results[0].name_hint = f"{v.name_hint}.remat"
             place(view)
             view_cache[key] = view.results[0]
+            origin[view.results[0]] = v
         return view_cache[key]
 
     def remap_operands(op: Operation) -> None:
@@ -261,6 +265,8 @@ def _rewrite(f: func.FuncOp, traced: Traced, schedule: list[int], clone: list[bo
         place(op)
         for r_old, r_new in zip(orig.results, op.results):
             current[r_old] = r_new
+            if r_new is not r_old:
+                origin[r_new] = r_old
     for i, v in enumerate(ret.operands):
         if isinstance(v.type, TensorType):
             ret.operands[i] = latest(v)
@@ -335,27 +341,39 @@ class RematerializeMemoryPass(ModulePass):
         pristine = f.clone()
         target = budget
         arena = None
+        work = None
+        too_big, too_low = budget + 1, None  # targets known to pack over budget / to fail
         for round_ in range(ROUNDS):
             traced = remat_graph(pristine, self.alignment)
             try:
                 result = rematerialize(traced.graph, target, self.heuristic, self.min_size)
             except RematError as e:
-                if round_:
-                    break  # aiming below the budget by the packing excess went too far
-                try:
-                    smallest = smallest_budget(traced.graph, self.heuristic, self.min_size)
-                except RematError:
-                    smallest = None
-                hint = f"; the smallest budget '{self.heuristic}' meets is {smallest} bytes" if smallest else ""
-                raise MemoptError(f"rematerialize: cannot fit '@{name}' in {budget} bytes: {e}{hint}", f) from None
-            work = pristine.clone()
-            _rewrite(work, remat_graph(work, self.alignment), result.schedule, result.clone)
-            arena = _arena(work, self.alignment)
-            if arena <= budget:
+                if round_ == 0:
+                    try:
+                        smallest = smallest_budget(traced.graph, self.heuristic, self.min_size)
+                    except RematError:
+                        smallest = None
+                    hint = f"; the smallest budget '{self.heuristic}' meets is {smallest} bytes" if smallest else ""
+                    raise MemoptError(f"rematerialize: cannot fit '@{name}' in {budget} bytes: {e}{hint}", f) from None
+                too_low = target  # aimed too low: try between it and the last target that packed over
+                target = (too_low + too_big) // 2
+                if target <= too_low:
+                    break
+                continue
+            candidate = pristine.clone()
+            _rewrite(candidate, remat_graph(candidate, self.alignment), result.schedule, result.clone)
+            packed = _arena(candidate, self.alignment)
+            if arena is None or packed <= budget or packed < arena:
+                work, arena, chosen = candidate, packed, result
+            if packed <= budget:
                 break
-            target -= arena - budget
-            if target <= 0:
+            too_big = min(too_big, target)
+            target -= packed - budget  # aim lower by the packing excess
+            if too_low is not None and target <= too_low:
+                target = (too_low + too_big) // 2
+            if target <= (too_low or 0) or target >= too_big:
                 break
+        result = chosen
         assert arena is not None
         if arena > budget:
             raise MemoptError(

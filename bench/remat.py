@@ -1,0 +1,198 @@
+#!/usr/bin/env python3
+"""Rematerialization under a budget: every heuristic and the eager DTR simulator, side by side.
+
+Graphs: the generated training graphs of ``memopt.planning.training`` (Checkmate's linear chain,
+ResNet-20, U-Net, a transformer stack, forward + backward) and, with ``--models``, every real
+model of ``bench/models.py`` (inference graphs: their activations die young, so remat helps only
+around long skips). Budgets are 90/80/70/60/50/40/30 % of each graph's lower bound (max live
+bytes). Per budget and heuristic: overhead = (base + recompute cost) / base cost, ``X`` when the
+heuristic cannot fit, ``T`` when it thrashes (overhead > 2x, the DTR paper's limit); for
+``lookahead`` also the ops cloned and the arena ``plan-memory`` packs after the
+``rematerialize`` pass (the pipeline ``--rematerialize=budget=N --plan-memory``), which must fit.
+
+Then the linear chain against its known optimum (Griewank's revolve, the first forward sweep
+free) at every budget, and the time of ``lookahead`` on a 5,000-op transformer at 50 %.
+
+    python bench/remat.py [--models] [--cache DIR] [--chain-max 64]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from functools import lru_cache
+
+from memopt.planning.remat import (
+    HEURISTICS, RematError, live_peak, rematerialize, simulate_eager,
+)
+from memopt.planning.training import TRAINING_GRAPHS, linear_chain, to_mlir, transformer
+
+FRACTIONS = (0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3)
+
+
+def cell(graph, budget: int, h: str) -> str:
+    try:
+        r = rematerialize(graph, budget, h)
+    except RematError:
+        return "X"
+    return "T" if r.overhead > 2 else f"{r.overhead:.3f}"
+
+
+def eager_cell(graph, budget: int) -> str:
+    try:
+        e = simulate_eager(graph, budget, "dtr")
+    except RematError:
+        return "X"
+    return "T" if e.overhead > 2 else f"{e.overhead:.3f}"
+
+
+def pipeline_arena(text: str, budget: int) -> tuple[str, int | None]:
+    """``rematerialize{budget}`` then ``plan-memory`` on memopt IR: (ops cloned, arena)."""
+    from xdsl.dialects import func
+    from xdsl.parser import Parser
+
+    from memopt.api import context
+    from memopt.diagnostics import MemoptError
+    from memopt.dialects.memopt import PLAN_ATTR
+    from memopt.passes.plan_memory import PlanMemoryPass
+    from memopt.passes.rematerialize import RematerializeMemoryPass
+
+    ctx = context()
+    m = Parser(ctx, text).parse_module()
+    stderr = sys.stderr
+    sys.stderr = open(os.devnull, "w")
+    try:
+        # alignment 1: the same byte sizes the core tables count
+        RematerializeMemoryPass(budget=budget, alignment=1).apply(ctx, m)
+        PlanMemoryPass(alignment=1).apply(ctx, m)
+    except MemoptError:
+        return "X", None
+    finally:
+        sys.stderr.close()
+        sys.stderr = stderr
+    f = next(o for o in m.body.block.ops if isinstance(o, func.FuncOp) and o.body.blocks)
+    cloned = sum(1 for o in f.body.walk() if "memopt.remat" in o.attributes)
+    return str(cloned), f.attributes[PLAN_ATTR].arena_size.data
+
+
+def table(name: str, graph, text: str | None) -> dict[str, list[str]]:
+    lb = live_peak(graph)
+    print(f"\n### {name}: {len(graph.ops)} ops, lower bound {lb} bytes, base cost {graph.base_cost:g}\n")
+    print("| budget | " + " | ".join(HEURISTICS) + " | eager DTR | lookahead clones | arena after plan-memory |")
+    print("|---|" + "---:|" * (len(HEURISTICS) + 3))
+    cells: dict[str, list[str]] = {h: [] for h in HEURISTICS}
+    for frac in FRACTIONS:
+        budget = int(lb * frac)
+        row = [cell(graph, budget, h) for h in HEURISTICS]
+        for h, c in zip(HEURISTICS, row):
+            cells[h].append(c)
+        clones, arena = pipeline_arena(text, budget) if text else ("-", None)
+        fits = "" if arena is None else (" (fits)" if arena <= budget else " (OVER)")
+        print(f"| {int(frac * 100)} % = {budget} | " + " | ".join(row) + f" | {eager_cell(graph, budget)} | "
+              f"{clones} | {arena if arena is not None else '-'}{fits} |")
+        sys.stdout.flush()
+    return cells
+
+
+@lru_cache(None)
+def _advance(l: int, c: int) -> int:
+    if l <= 1:
+        return 0
+    if c == 0:
+        return l * (l - 1) // 2
+    return min(j + _advance(l - j, c - 1) + _advance(j, c) for j in range(1, l))
+
+
+@lru_cache(None)
+def revolve(l: int, c: int) -> int:
+    """Fewest recomputations to reverse Checkmate's ``l``-layer chain with ``c`` checkpoint
+    slots beyond the working set (Griewank's binomial checkpointing; forward sweep free)."""
+    if l <= 1:
+        return 0
+    if c == 0:
+        return (l - 1) * (l - 2) // 2
+    return min([revolve(l, c - 1)] + [revolve(l - j, c - 1) + _advance(j, c) for j in range(1, l)])
+
+
+def chain_vs_optimum(max_n: int) -> None:
+    print("\n### Linear chain (unit costs and sizes) against the optimum\n")
+    print("| layers | budgets | lookahead: worst excess over optimum | budgets within 10 % | dtr: worst excess |")
+    print("|---:|---:|---:|---:|---:|")
+    n = 8
+    while n <= max_n:
+        g = linear_chain(n)
+        worst = worst_dtr = 0.0
+        within = total = 0
+        for budget in range(4, live_peak(g) + 1):
+            opt = revolve(n, budget - 4)
+            ours = rematerialize(g, budget, "lookahead").extra_cost
+            try:
+                theirs = rematerialize(g, budget, "dtr").extra_cost
+                worst_dtr = max(worst_dtr, (theirs - opt) / max(opt, 1))
+            except RematError:
+                worst_dtr = float("inf")
+            excess = (ours - opt) / max(opt, 1)
+            worst = max(worst, excess)
+            within += excess <= 0.10 + 1e-12
+            total += 1
+        print(f"| {n} | {total} | {100 * worst:.1f} % | {within}/{total} | {100 * worst_dtr:.1f} % |")
+        sys.stdout.flush()
+        n *= 2
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--models", action="store_true", help="also every real model of bench/models.py")
+    ap.add_argument("--cache", default=os.path.expanduser("~/.cache/memopt-models"))
+    ap.add_argument("--chain-max", type=int, default=64)
+    args = ap.parse_args(argv)
+    wins = losses = compared = 0
+    for name, make in TRAINING_GRAPHS.items():
+        g = make()
+        cells = table(name, g, to_mlir(g))
+        for a, b in zip(cells["lookahead"], cells["dtr"]):
+            if a[0].isdigit() and b[0].isdigit():
+                compared += 1
+                wins += float(a) < float(b)
+                losses += float(a) > float(b)
+            elif a[0].isdigit():
+                compared += 1
+                wins += 1
+    print(f"\n# training graphs: lookahead vs dtr overhead at {compared} budgets either meets: "
+          f"lower on {wins}, higher on {losses}")
+    chain_vs_optimum(args.chain_max)
+    g = transformer(layers=190, seq=64, dim=128)
+    lb = live_peak(g)
+    t = time.perf_counter()
+    r = rematerialize(g, lb // 2, "lookahead")
+    print(f"\n# time: lookahead on a {len(g.ops)}-op transformer at 50 % of its lower bound: "
+          f"{time.perf_counter() - t:.1f} s (overhead {r.overhead:.3f}, {r.cloned} ops cloned)")
+    if args.models:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import io
+        import pathlib
+
+        import models
+        from xdsl.dialects import func
+        from xdsl.printer import Printer
+
+        from memopt.importers.api import import_model
+        from memopt.passes.rematerialize import remat_graph
+
+        for path in models.fetch(pathlib.Path(args.cache)):
+            try:
+                r = import_model(str(path), models.input_shapes_for(path))
+            except Exception as e:  # noqa: BLE001
+                print(f"\n### {path.name}: import error {str(e)[:60]}")
+                continue
+            out = io.StringIO()
+            Printer(stream=out).print_op(r.module)
+            f = next(o for o in r.module.body.block.ops if isinstance(o, func.FuncOp) and o.body.blocks)
+            table(path.name, remat_graph(f, 16).graph, out.getvalue())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
