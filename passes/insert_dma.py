@@ -19,9 +19,9 @@ so op ``k+1``'s ``dma_start`` sits between op ``k`` and op ``k``'s ``dma_wait``,
 in between, which then overlap the transfer too). All weights of one op (weight, bias, ...)
 share its buffer: one ``dma_start`` per distinct global, at increasing ``alignment``-aligned
 offsets. Each buffer's size is the largest such set among the ops of its parity, over all
-Regions and functions. ``get_global``/``view`` ops left without uses stay where they are:
-the arena plan's step numbering counts them (DMA ops take no step), so erasing them would shift
-steps under a plan made before this pass; ``dce`` before ``plan-memory`` drops them.
+Regions and functions. The ``get_global``/``view`` ops left without uses are erased: off-chip
+reads take no step of the arena plan's numbering (nor do DMA ops), so a plan made before this
+pass holds after it.
 
 Options:
   mode        ``always`` (every weight load) or ``auto``: per Region, keep the cheapest of
@@ -461,6 +461,7 @@ def _rewrite(w: _Work, loads: list[_Load], alignment: int) -> None:
                 copy_location(op, wt)
                 _named(wt.result, sym)
                 arrived[sym] = wt.result
+            dead: list[Operation] = []
             for u in weight_uses(op):
                 if u.on_chip:
                     continue
@@ -472,6 +473,11 @@ def _rewrite(w: _Work, loads: list[_Load], alignment: int) -> None:
                     copy_location(op, v)
                     src = v.result
                 op.operands[u.operand] = src
+                dead += list(u.chain)
+            for d in dead:  # the off-chip reads nothing uses any more (views first, then get_globals)
+                if d.parent is not None and all(not r.uses for r in d.results):
+                    d.detach()
+                    d.erase()
         for ld in issued_before.get(i, []):
             starts(ld, before=op)  # the LUNA paper's place: after op i's waits, before op i
         last: Operation = op

@@ -155,16 +155,17 @@ def number_ops(body: Block, mode: str = "serial") -> Numbering:
 
 
 def _takes_no_step(op: Operation) -> bool:
-    """DMA ops (``dma_start``, ``dma_wait`` and views of ``dma_wait`` results) neither make nor
-    read arena storage and take no step of their own (they get the next op's step). Why: the
-    arena plan must not depend on where ``insert-dma`` puts them, or a plan made before
-    ``insert-dma`` could stop holding after it (in the overlaid numberings, ops added to one
-    branch would shift it against the other)."""
-    if isinstance(op, (DmaStartOp, DmaWaitOp)):
+    """DMA ops (``dma_start``, ``dma_wait`` and views of ``dma_wait`` results) and off-chip reads
+    (``get_global`` and views of it) neither make nor read arena storage and take no step of
+    their own (they get the next op's step). Why: the arena plan must not depend on where
+    ``insert-dma`` puts the first, or whether it erases the second once their weights arrive by
+    DMA — a plan made before ``insert-dma`` must hold after it (in the overlaid numberings, ops
+    added to or removed from one branch would shift it against the other)."""
+    if isinstance(op, (DmaStartOp, DmaWaitOp, GetGlobalOp)):
         return True
     while isinstance(op, ViewOp) and isinstance(op.source, OpResult):
         op = op.source.op
-        if isinstance(op, DmaWaitOp):
+        if isinstance(op, (DmaWaitOp, GetGlobalOp)):
             return True
     return False
 
@@ -458,6 +459,25 @@ def numbering_of_plan(strategy: str) -> str:
     return "serial" if strategy.rsplit("/", 1)[-1] == "serial" and "/" in strategy else "joint"
 
 
+NUMBERING_ATTR = "memopt.numbering"
+"""On a planned function: the numbering its plan is valid in (``"joint"`` or ``"serial"``),
+written by ``plan-memory`` so that readers never parse it out of the strategy string."""
+
+
+def plan_numbering(f: func.FuncOp) -> str:
+    """The numbering ``f``'s plan is valid in: its ``memopt.numbering`` attribute; for IR
+    planned before the attribute existed, derived from the strategy's mode suffix."""
+    from xdsl.dialects.builtin import StringAttr
+
+    from memopt.dialects.memopt import PLAN_ATTR, PlanAttr
+
+    mode = f.attributes.get(NUMBERING_ATTR)
+    if isinstance(mode, StringAttr) and mode.data in ("joint", "serial"):
+        return mode.data
+    plan = f.attributes.get(PLAN_ATTR)
+    return numbering_of_plan(plan.strategy.data) if isinstance(plan, PlanAttr) else "joint"
+
+
 def planned_functions(module: Operation) -> list[func.FuncOp]:
     """Functions with bodies, in module order. A call from one of them to another is refused
     (:func:`check_calls`): each function's arena starts at offset 0, so a callee's tensors would
@@ -486,6 +506,6 @@ def check_calls(funcs: list[func.FuncOp]) -> None:
 
 __all__ = [
     "CONTROL_FLOW_MODES", "NUMBERINGS", "FunctionLifetimes", "IfSpan", "Numbering",
-    "analyze_function", "align_up", "check_calls", "if_spans", "number_ops", "numbering_of_plan", "planned_functions",
+    "analyze_function", "align_up", "check_calls", "if_spans", "number_ops", "numbering_of_plan", "NUMBERING_ATTR", "plan_numbering", "planned_functions",
     "value_location_op", "value_names",
 ]

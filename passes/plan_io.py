@@ -9,12 +9,12 @@ the lower bound and the strategy that produced it.
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import DenseArrayBase, i64
+from xdsl.dialects.builtin import DenseArrayBase, StringAttr, i64
 from xdsl.ir import Operation
 
 from memopt.diagnostics import MemoptError
 from memopt.dialects.memopt import ARG_OFFSETS_ATTR, OFFSETS_ATTR, PLAN_ATTR, PlanAttr
-from memopt.passes.lifetime import FunctionLifetimes
+from memopt.passes.lifetime import NUMBERING_ATTR, FunctionLifetimes, numbering_of_plan
 from memopt.planning import Solution
 
 NO_OFFSET = -1
@@ -58,6 +58,8 @@ def write_plan(lt: FunctionLifetimes, solution: Solution, lower_bound: int) -> N
             i64, [NO_OFFSET if v is None else v for v in arg_vals]
         )
     lt.func.attributes[PLAN_ATTR] = PlanAttr.get(solution.height, lower_bound, solution.strategy)
+    # Explicit: the numbering the plan is valid in, so no reader parses it out of the strategy.
+    lt.func.attributes[NUMBERING_ATTR] = StringAttr(numbering_of_plan(solution.strategy))
 
 
 def read_plan(lt: FunctionLifetimes) -> tuple[list[int], int, PlanAttr]:

@@ -8,7 +8,7 @@ recorded arena size. It trusts nothing the planner wrote: corrupted or hand-edit
 are reported at the op that carries them.
 
 The lifetimes are those of the numbering the plan's recorded mode names
-(:func:`memopt.passes.lifetime.numbering_of_plan`: ``serial`` for ``".../serial"`` plans,
+(``memopt.numbering``, :func:`memopt.passes.lifetime.plan_numbering`: ``serial`` for ``".../serial"`` plans,
 ``joint`` otherwise). Each numbering is a sound abstraction of every execution path, but
 neither contains all of the other's conflicts, so checking a serial plan in the joint numbering
 would reject sound plans (and the reverse). The mode string is not a trust hole: whichever
@@ -26,7 +26,7 @@ from xdsl.passes import ModulePass
 
 from memopt.diagnostics import MemoptError
 from memopt.dialects.memopt import PLAN_ATTR, PlanAttr
-from memopt.passes.lifetime import analyze_function, numbering_of_plan, planned_functions, value_location_op
+from memopt.passes.lifetime import analyze_function, plan_numbering, planned_functions, value_location_op
 from memopt.passes.plan_io import read_plan
 from memopt.planning import find_conflicts
 
@@ -57,7 +57,7 @@ class VerifyPlanPass(ModulePass):
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         for f in planned_functions(op):
             plan = f.attributes.get(PLAN_ATTR)
-            mode = numbering_of_plan(plan.strategy.data) if isinstance(plan, PlanAttr) else "joint"
+            mode = plan_numbering(f)
             lt = analyze_function(f, mode=mode, inplace=True, alignment=1)
             offsets, arena_size, _ = read_plan(lt)
             conflicts = find_conflicts(lt.problem, offsets, limit=1)

@@ -22,7 +22,7 @@ from memopt.dialects.memopt import (
 from memopt.passes.dma_layout import ONCHIP_OFFSET_ATTR, ONCHIP_SIZE_ATTR, dma_buffers
 from memopt.passes.dma_profile import scheduled_items
 from memopt.passes.dma_regions import cut_function, regions
-from memopt.passes.lifetime import FunctionLifetimes, analyze_function, numbering_of_plan, planned_functions
+from memopt.passes.lifetime import FunctionLifetimes, analyze_function, plan_numbering, planned_functions
 from memopt.passes.plan_io import read_plan
 from memopt.passes.plan_memory import LB_INPLACE_ATTR
 from memopt.planning.latency import Target, lower_bound_time, serial_time, simulate
@@ -148,7 +148,7 @@ def plan_view(module: ModuleOp, source: str, target: Target, *, func_name: str |
             raise MemoptError(
                 f"function '@{f.sym_name.data}' has no plan (run memopt-opt --plan-memory first)", f
             )
-        lt = analyze_function(f, mode=numbering_of_plan(plan.strategy.data), inplace=True, alignment=1)
+        lt = analyze_function(f, mode=plan_numbering(f), inplace=True, alignment=1)
         offsets, _, plan = read_plan(lt)
         fv = function_view(lt, offsets, plan)
         views.append(FunctionView(**{**fv.__dict__, "timelines": tuple(timelines(f, target))}))

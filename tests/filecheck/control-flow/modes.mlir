@@ -39,6 +39,8 @@ builtin.module {
 
 // serial: the else branch is numbered after the then branch (steps 6..7), so e1 reuses t1/t2.
 // SERIAL: memopt.plan = #memopt.plan<arena_size = 208, lower_bound = 208, strategy = "large-first/serial">
+// The numbering the plan is valid in is explicit (readers never parse the strategy string).
+// SERIAL-SAME: memopt.numbering = "serial"
 // SERIALCSV: t1,2,5,64,0
 // SERIALCSV: e1,6,8,128,0
 

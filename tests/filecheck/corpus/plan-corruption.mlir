@@ -34,7 +34,7 @@ builtin.module {
 // RUN: not memopt-opt --verify-plan %t.loop.mlir 2>&1 | filecheck %s --check-prefix=LOOP
 // RUN: not memopt-run --check %t.loop.mlir 2>&1 | filecheck %s --check-prefix=LOOPX
 // LOOP-NOT: Traceback
-// LOOP: {{^}}memopt-opt: error: {{.*}}.loop.mlir:11:7: invalid plan: buffers 'a' [17, 33) live [1, 12) and 'n' [17, 33) live [4, 6) overlap
+// LOOP: {{^}}memopt-opt: error: {{.*}}.loop.mlir:11:7: invalid plan: buffers 'a' [17, 33) live [0, 11) and 'n' [17, 33) live [3, 5) overlap
 // LOOP-NOT: {{.}}
 // LOOPX-NOT: Traceback
 // LOOPX: {{^}}memopt-run: error: {{.*}}.loop.mlir:9:5: tensor '%v' differs between planned and unplanned execution (overwritten before its use by 'memopt.compute' at 15:7)
@@ -45,7 +45,7 @@ builtin.module {
 // RUN: not memopt-opt --verify-plan %t.if.mlir 2>&1 | filecheck %s --check-prefix=IF
 // RUN: not memopt-run --check %t.if.mlir 2>&1 | filecheck %s --check-prefix=IFX
 // IF-NOT: Traceback
-// IF: {{^}}memopt-opt: error: {{.*}}.if.mlir:14:5: invalid plan: buffers 'a' [17, 33) live [1, 12) and 'r' [17, 33) live [8, 12) overlap
+// IF: {{^}}memopt-opt: error: {{.*}}.if.mlir:14:5: invalid plan: buffers 'a' [17, 33) live [0, 11) and 'r' [17, 33) live [7, 11) overlap
 // IF-NOT: {{.}}
 // IFX-NOT: Traceback
 // (%t is written over %v, a view of %a that %t itself reads: caught at %t, which writes while it reads.)

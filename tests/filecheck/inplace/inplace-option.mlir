@@ -14,7 +14,7 @@ builtin.module {
   }
 }
 // LB (no reuse in place) is 128; LB with in-place is 64, and the plans reach it.
-// ON: memopt.plan = #memopt.plan<arena_size = 64, lower_bound = 128, strategy = "{{.*}}">, memopt.lower_bound_inplace = 64 : i64}
+// ON: memopt.plan = #memopt.plan<arena_size = 64, lower_bound = 128, strategy = "{{.*}}">, memopt.numbering = "joint", memopt.lower_bound_inplace = 64 : i64}
 // ON: %a = {{.*}}memopt.offsets = array<i64: 0>
 // ON: %b = {{.*}}memopt.offsets = array<i64: 0>
 // ON: %c = {{.*}}memopt.offsets = array<i64: 0>

@@ -1,5 +1,6 @@
 // Each strategy's offsets on a hand-checked graph (alignment 1, no in-place).
-// Buffers: x [0,2) 3072 B, c1 [1,3), r1 [2,6), c2 [4,6), sum [5,7), out [6,8), 8192 B each.
+// Buffers: x [0,1) 3072 B, c1 [0,2), r1 [1,4), c2 [2,4), sum [3,5), out [4,6), 8192 B each
+// (the get_globals take no step).
 // RUN: memopt-opt %s --plan-memory="strategy=sequential alignment=1 inplace=false" | filecheck %s --check-prefix=SEQ
 // RUN: memopt-opt %s --plan-memory="strategy=large-first alignment=1 inplace=false" | filecheck %s --check-prefix=LARGE
 // RUN: memopt-opt %s --plan-memory="strategy=short-first alignment=1 inplace=false" | filecheck %s --check-prefix=SHORT
@@ -37,8 +38,8 @@ builtin.module {
 // LARGE: %sum = {{.*}}memopt.offsets = array<i64: 16384>
 // LARGE: %out = {{.*}}memopt.offsets = array<i64: 0>
 
-// SHORT: memopt.arg_offsets = array<i64: 8192>, memopt.plan = #memopt.plan<arena_size = 24576, lower_bound = 24576, strategy = "short-first">
-// SHORT: %c1 = {{.*}}memopt.offsets = array<i64: 0>
+// SHORT: memopt.arg_offsets = array<i64: 0>, memopt.plan = #memopt.plan<arena_size = 24576, lower_bound = 24576, strategy = "short-first">
+// SHORT: %c1 = {{.*}}memopt.offsets = array<i64: 3072>
 // SHORT: %r1 = {{.*}}memopt.offsets = array<i64: 16384>
 // SHORT: %c2 = {{.*}}memopt.offsets = array<i64: 0>
 // SHORT: %sum = {{.*}}memopt.offsets = array<i64: 8192>

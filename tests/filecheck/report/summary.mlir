@@ -15,19 +15,19 @@
 // CHECK-NEXT:   lower bound          24576 B (arena / bound = 1.000)
 // CHECK:        strategy             large-first
 // CHECK-NEXT:   tensors              6 in the arena
-// CHECK-NEXT:   peak                 step 5: 24576 B live on the heaviest path
+// CHECK-NEXT:   peak                 step 3: 24576 B live on the heaviest path
 // CHECK-NEXT:   live at the peak     c2 (8192 B), r1 (8192 B), sum (8192 B)
 // CHECK:        DMA regions
 // CHECK-NEXT:     region   runs  T_serial  T_pingpong  T_lb   eta
 // CHECK-NEXT:     @main/0     1      1612        1452  1124  0.33
 // CHECK:        tensors
 // CHECK-NEXT:     name  size  lifetime  offset  kind
-// CHECK-NEXT:     x     3072  [0, 2)      8192  input
-// CHECK-NEXT:     c1    8192  [1, 3)         0  intermediate
-// CHECK-NEXT:     r1    8192  [2, 6)         0  inplace
-// CHECK-NEXT:     c2    8192  [4, 6)      8192  intermediate
-// CHECK-NEXT:     sum   8192  [5, 7)     16384  intermediate
-// CHECK-NEXT:     out   8192  [6, 8)     16384  output
+// CHECK-NEXT:     c1    8192  [0, 2)         0  intermediate
+// CHECK-NEXT:     x     3072  [0, 1)      8192  input
+// CHECK-NEXT:     r1    8192  [1, 4)         0  inplace
+// CHECK-NEXT:     c2    8192  [2, 4)      8192  intermediate
+// CHECK-NEXT:     sum   8192  [3, 5)     16384  intermediate
+// CHECK-NEXT:     out   8192  [4, 6)     16384  output
 // CHECK:      staging buffers      alloc0 864 B @ 24576, alloc1 2304 B @ 25440
 // CHECK-NEXT: on-chip total        27744 B (largest arena + staging buffers)
 

@@ -1,4 +1,5 @@
 // A kernel reads its staging buffer before the transfer into it is waited for.
+// (Used by ../dma.test.) RUN: not memopt-run %s --check
 "memref.global"() <{sym_name = "w", type = memref<256xi8, 1>, initial_value, sym_visibility = "private", constant}> : () -> ()
 func.func private @fc(memref<64xf32>, memref<64xf32>, memref<64xf32>)
 func.func @main(%x: memref<64xf32>, %out: memref<64xf32>) {
