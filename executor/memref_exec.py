@@ -230,9 +230,93 @@ class _Run:
         for op in block.ops:
             self.run_op(op)
 
+    def alias(self, op: Operation) -> None:
+        """An aliasing op: its result is the same bytes as its source (``cast``,
+        ``expand_shape``, ``collapse_shape``), or a contiguous part of them (``subview``,
+        ``reinterpret_cast`` with static offsets, sizes and strides); anything else is refused."""
+        src_v = op.operands[0]
+        base = self.env[src_v]
+        t = op.results[0].type
+        if isinstance(op, (memref.CastOp, memref.ExpandShapeOp, memref.CollapseShapeOp)):
+            self.env[op.results[0]] = base
+            return
+        width = element_bytes(t) or 1
+        offsets = [int(x) for x in op.static_offsets.get_values()]
+        sizes = [int(x) for x in op.static_sizes.get_values()]
+        strides = [int(x) for x in op.static_strides.get_values()]
+        if any(x < 0 for x in offsets + sizes + strides):
+            raise MemoptError(f"cannot execute '{op.name}' with dynamic offsets, sizes or strides", op)
+        if isinstance(op, memref.SubviewOp):
+            src_shape = list(src_v.type.get_shape())
+            src_strides = [1] * len(src_shape)
+            for k in range(len(src_shape) - 2, -1, -1):
+                src_strides[k] = src_strides[k + 1] * src_shape[k + 1]
+            start = sum(o * st for o, st in zip(offsets, src_strides))
+            inner = all(sz == d and s == 1 for sz, d, s in zip(sizes[1:], src_shape[1:], strides[1:]))
+            if not inner or (sizes and strides[0] != 1 and sizes[0] > 1):
+                raise MemoptError(f"cannot execute a non-contiguous '{op.name}'", op)
+        else:
+            start = offsets[0] if offsets else 0
+        n = width
+        for d in sizes:
+            n *= d
+        lo = start * width
+        if lo + n > len(base):
+            raise MemoptError(f"'{op.name}' [{lo}, {lo + n}) is outside its {len(base)}-byte source", op)
+        self.env[op.results[0]] = base[lo:lo + n]
+        self.root_of[id(self.env[op.results[0]])] = self.root_of.get(id(base), id(base))
+
+    def run_region_block(self, region, args: list) -> list:
+        """Run the first block of ``region`` with ``args``; the terminator's operand values."""
+        block = region.blocks[0]
+        for a, v in zip(block.args, args):
+            self.env[a] = v
+        self.run_block(block)
+        return [self.env[v] for v in block.last_op.operands] if block.last_op is not None else []
+
     def run_op(self, op: Operation) -> None:
         if isinstance(op, (memref.AllocOp, memref.AllocaOp, memref.ViewOp)):
             self.storage(op)
+        elif isinstance(op, (memref.CastOp, memref.ExpandShapeOp, memref.CollapseShapeOp, memref.SubviewOp,
+                             memref.ReinterpretCastOp)):
+            self.alias(op)
+        elif isinstance(op, memref.StoreOp):
+            if isinstance(op.value.type, MemRefType):
+                raise MemoptError("cannot execute a memref stored into a memref", op)
+            data = self.env[op.memref]
+            kind = element_kind(op.memref.type.element_type)
+            width = kind.itemsize or 1
+            flat = _flat(self, op.indices, op.memref.type)
+            value = self.env[op.value]
+            raw = (np.array([value], dtype=kind.dtype).view(np.uint8) if kind.dtype is not None
+                   else np.array([int(value) & 0xFF], dtype=np.uint8))
+            new = data.copy()
+            new[flat * width:(flat + 1) * width] = raw[:width]
+            self.write(op.memref, new, op, 0)
+        elif isinstance(op, scf.IndexSwitchOp):
+            cases = [int(c) for c in op.cases.get_values()]
+            if self.branches is not None:  # forced: the first case, or the default
+                region = op.case_regions[0] if self.branches and cases else op.default_region
+            else:
+                arg = int(self.env[op.arg])
+                region = op.case_regions[cases.index(arg)] if arg in cases else op.default_region
+            outs = self.run_region_block(region, [])
+            for r, v in zip(op.results, outs):
+                self.env[r] = v
+        elif isinstance(op, scf.WhileOp):
+            values = [self.env[v] for v in op.arguments]
+            for _ in range(1_000_000):
+                cond_op = op.before_region.blocks[0].last_op
+                outs = self.run_region_block(op.before_region, values)
+                if not int(self.env[cond_op.condition]):
+                    for r, v in zip(op.results, outs[1:]):
+                        self.env[r] = v
+                    break
+                values = self.run_region_block(op.after_region, outs[1:])
+            else:
+                raise MemoptError("scf.while ran a million iterations: refusing to go on", op)
+        elif isinstance(op, scf.ConditionOp):
+            pass
         elif isinstance(op, memref.DeallocOp):
             pass
         elif isinstance(op, memref.GetGlobalOp):
@@ -245,7 +329,12 @@ class _Run:
             self.env[op.results[0]] = self.globals[key]
         elif isinstance(op, arith.ConstantOp):
             v = op.value
-            self.env[op.result] = v.value.data if isinstance(v, IntegerAttr) else 0
+            if isinstance(v, IntegerAttr):
+                self.env[op.result] = v.value.data
+            elif hasattr(v, "value") and isinstance(getattr(v.value, "data", None), float):
+                self.env[op.result] = v.value.data
+            else:
+                self.env[op.result] = 0
         elif isinstance(op, (arith.AddiOp, arith.MuliOp, arith.SubiOp)):
             a, b = int(self.env[op.lhs]), int(self.env[op.rhs])
             self.env[op.result] = a + b if isinstance(op, arith.AddiOp) else a * b if isinstance(op, arith.MuliOp) else a - b
@@ -269,7 +358,10 @@ class _Run:
             self.write(op.destination, self.read(op.source, op).copy(), op, 0)
         elif op.name.startswith("linalg.") and hasattr(op, "inputs") and hasattr(op, "outputs"):
             outs = list(op.outputs)
-            self.kernel(op, op.name, list(op.inputs) + outs, outs)
+            if op.name == "linalg.copy" and len(op.inputs) == 1:  # exact: the same bytes
+                self.write(outs[0], self.read(op.inputs[0], op).copy(), op, 0)
+            else:
+                self.kernel(op, op.name, list(op.inputs) + [v for v in outs if _reads_outs(op)], outs)
         elif isinstance(op, scf.ForOp):
             lb, ub, step = (int(self.env[v]) for v in (op.lb, op.ub, op.step))
             body = op.body.blocks[0]
@@ -338,6 +430,19 @@ class _Checker:
             raise MemoptError(
                 f"buffer '{_name(v)}' differs between planned and unplanned execution (overwritten before its use)", op
             )
+
+
+def _reads_outs(op: Operation) -> bool:
+    """Whether a linalg op reads its ``outs`` before writing them: a ``linalg.generic`` when its
+    payload uses the output block arguments, ``linalg.fill`` never, other named ops (matmul
+    accumulates into C) always."""
+    if op.name == "linalg.fill":
+        return False
+    if op.name == "linalg.generic" and op.regions and op.regions[0].blocks:
+        args = op.regions[0].blocks[0].args
+        n_out = len(op.outputs)
+        return any(a.uses for a in args[len(args) - n_out:])
+    return True
 
 
 def _element_width(t: MemRefType) -> int:

@@ -5,8 +5,9 @@ What compiler flows hold after bufferization is this dialect mix, not memopt's; 
 the ones :mod:`memopt.passes.lifetime` applies to the memopt dialect, restated for it:
 
 * **one global numbering**: every op one step in program order, the ops of nested regions
-  numbered inside their parent's span; the two branches of an ``scf.if`` overlaid on the same
-  steps and exclusive (buffers of different branches may share bytes: only one branch runs);
+  numbered inside their parent's span; the branches of an ``scf.if`` (and the cases of an
+  ``scf.index_switch``) overlaid on the same steps and exclusive (buffers of different branches
+  may share bytes: only one branch runs);
 * **a buffer** is a ``memref.alloc``/``memref.alloca`` with a static shape, the identity layout,
   the default memory space and a whole-byte element type — what ``memref.view`` of an ``i8``
   arena can express. Anything else is left as it is, with a one-line remark naming it;
@@ -36,6 +37,8 @@ from xdsl.ir import Block, Operation, SSAValue
 from memopt.planning import Buffer, Problem
 
 ALLOCS = (memref.AllocOp, memref.AllocaOp)
+BRANCHING = (scf.IfOp, scf.IndexSwitchOp)
+"""Ops whose regions are alternatives (exactly one runs): ``scf.if``, ``scf.index_switch``."""
 
 
 @dataclass
@@ -102,7 +105,7 @@ def _number(body: Block):
         for op in block.ops:
             begin[op] = step
             step += 1
-            if isinstance(op, scf.IfOp):
+            if isinstance(op, BRANCHING):
                 if_id = ifs
                 ifs += 1
                 last = step
@@ -126,7 +129,7 @@ def _number(body: Block):
 
 
 def _loop_like(op: Operation) -> bool:
-    return bool(op.regions) and not isinstance(op, scf.IfOp) and not isinstance(op, func.FuncOp)
+    return bool(op.regions) and not isinstance(op, BRANCHING) and not isinstance(op, func.FuncOp)
 
 
 def _use_step(user: Operation, home: Block, begin, end) -> int:
@@ -142,6 +145,13 @@ def _use_step(user: Operation, home: Block, begin, end) -> int:
             step = end[parent]
         op = parent
     return step
+
+
+def _carries_memrefs(op: Operation) -> bool:
+    """Whether ``op``'s regions take memrefs as block arguments (``scf.for`` iter_args,
+    ``scf.while``): then an operand may live on inside under another name. A linalg op's
+    region takes scalars (the elements), so its operands are plain uses."""
+    return any(isinstance(a.type, MemRefType) for r in op.regions for b in r.blocks for a in b.args)
 
 
 def analyze_upstream(f: func.FuncOp) -> UpstreamLifetimes:
@@ -177,7 +187,7 @@ def analyze_upstream(f: func.FuncOp) -> UpstreamLifetimes:
                     escapes = "it is returned by the function"
                 elif isinstance(user, scf.YieldOp):
                     escapes = "it is yielded out of a region"
-                elif user.regions and not isinstance(user, scf.IfOp):
+                elif user.regions and not isinstance(user, BRANCHING) and _carries_memrefs(user):
                     escapes = f"it is carried into '{user.name}' (its region arguments alias it)"
                 elif isinstance(user, memref.StoreOp) and use.index == 0:
                     escapes = "it is stored into memory"
