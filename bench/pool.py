@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Eager pools vs the static plan: every real model of ``bench/models.py`` and the idealloc traces.
+"""Eager pools vs the static plan: every real model of ``bench/models.py``, the generated training
+graphs of ``memopt.planning.training`` and the idealloc traces.
 
 Per program (side by side in one run): peak live, each allocator's peak reserved (and
 fragmentation ``1 - allocated/reserved`` at peak allocated), memopt's static plan (``best``)
@@ -7,7 +8,7 @@ and the lower bound; then a MindSpore block-size sweep on the real models. Model
 as ``memopt-pool`` does (serial execution order, in-place results reusing their operand,
 arguments/results persistent); traces as they are.
 
-    python bench/pool.py [--cache DIR] [--only SUBSTR] [--no-models] [--no-traces]
+    python bench/pool.py [--cache DIR] [--only SUBSTR] [--no-models] [--no-traces] [--no-training]
 """
 
 from __future__ import annotations
@@ -35,6 +36,26 @@ def model_trace(path):
     lt = analyze_function(f, mode="serial", inplace=True, alignment=1)
     problem, root_of, _ = fold_overwrites(lt.problem)
     persistent = {root_of[i] for i, v in enumerate(lt.owner) if isinstance(v, BlockArgument) and v.block.parent_op() is f}
+    return problem, frozenset(persistent)
+
+
+def training_trace(name: str):
+    """A generated training graph (forward + backward, ``memopt.planning.training``) as the
+    same kind of trace: its memopt-dialect program, analysed in serial order."""
+    from xdsl.dialects import func
+    from xdsl.ir import BlockArgument
+    from xdsl.parser import Parser
+
+    from memopt.api import context
+    from memopt.passes.lifetime import analyze_function
+    from memopt.planning.inplace import fold_overwrites
+    from memopt.planning.training import TRAINING_GRAPHS, to_mlir
+
+    module = Parser(context(), to_mlir(TRAINING_GRAPHS[name]())).parse_module()
+    f = next(op for op in module.walk() if isinstance(op, func.FuncOp) and op.body.blocks)
+    lt = analyze_function(f, mode="serial", inplace=True, alignment=1)
+    problem, root_of, _ = fold_overwrites(lt.problem)
+    persistent = {root_of[i] for i, v in enumerate(lt.owner) if isinstance(v, BlockArgument)}
     return problem, frozenset(persistent)
 
 
@@ -66,6 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", default=None)
     ap.add_argument("--no-models", action="store_true")
     ap.add_argument("--no-traces", action="store_true")
+    ap.add_argument("--no-training", action="store_true", help="skip the generated training graphs")
     args = ap.parse_args(argv)
     sys.path.insert(0, str(HERE))
     from memopt.planning.csvio import read_problem
@@ -90,6 +112,13 @@ def main(argv: list[str] | None = None) -> int:
             row(path.name, problem, persistent, table)
             if len(sweep) < 6 and len(problem) > 50:
                 sweep.append((path.name, problem, persistent))
+    if not args.no_training:
+        from memopt.planning.training import TRAINING_GRAPHS
+
+        for name in TRAINING_GRAPHS:
+            problem, persistent = training_trace(name)
+            row(f"training/{name}", problem, persistent, table)
+            sweep.append((f"training/{name}", problem, persistent))
     if not args.no_traces:
         for csv in sorted((HERE / "data" / "idealloc").glob("*.csv")):
             problem, _ = read_problem(csv.read_text(), str(csv))

@@ -29,8 +29,8 @@ Sources of the rules: PyTorch's ``c10/cuda/CUDACachingAllocator.cpp`` (``kMinBlo
 ``tsl/framework/bfc_allocator.cc`` (``kMinAllocationSize = 256``, ``kMaxInternalFragmentation =
 128 MiB``, split when ``chunk >= 2 * rounded`` or the rest exceeds it, region growth by doubling with
 ``allow_growth``); MindSpore's PyNative memory-tuning notes (best-fit pool, ``mempool_block_size``,
-persistent/common blocks). Not modelled: PyTorch's ``max_split_size_mb`` and segment release
-(``empty_cache``), BFC's bins (best-fit over all free chunks gives the same choice), streams.
+persistent/common blocks); ``max_split_size`` follows ``CachingAllocatorConfig::max_split_size``
+in ``get_free_block`` and ``should_split``. Not modelled: segment release (``empty_cache``), BFC's bins (best-fit over all free chunks gives the same choice), streams.
 
 Addresses are global (segment ``k`` starts after segments ``0..k-1``), so a replay is checked by
 the core's validator: no two buffers live at once share bytes. Nothing here knows IR.
@@ -76,9 +76,21 @@ class _Pool:
         del self.free_end[addr + size]
         return size
 
-    def best_fit(self, size: int) -> tuple[int, int] | None:
+    def best_fit(self, size: int, max_split: int | None = None) -> tuple[int, int] | None:
+        """The smallest free chunk of at least ``size`` bytes (lowest address on ties). With
+        PyTorch's ``max_split_size`` (``get_free_block``): a request below it never takes an
+        oversize chunk (one of at least ``max_split``), a request of at least it only takes a
+        chunk less than ``kLargeBuffer`` (20 MiB) larger."""
         k = bisect_left(self.free, (size, -1))
-        return self.free[k] if k < len(self.free) else None
+        if max_split is None:
+            return self.free[k] if k < len(self.free) else None
+        for chunk, addr in self.free[k:]:
+            if size < max_split and chunk >= max_split:
+                return None  # every later chunk is larger still
+            if size >= max_split and chunk >= size + 20 * MiB:
+                return None
+            return chunk, addr
+        return None
 
 
 @dataclass(frozen=True)
@@ -106,9 +118,13 @@ class PoolReport:
 
 
 def replay(problem: Problem, allocator: str, *, persistent: frozenset[int] = frozenset(),
-           block_size: int = GiB, capacity: int | None = None) -> PoolReport:
+           block_size: int = GiB, capacity: int | None = None, max_split_size: int | None = None) -> PoolReport:
     """Replay ``problem``'s buffers through ``allocator`` (see module docstring); ``persistent``
-    are the indices of inputs/outputs/weights (MindSpore's persistent pool)."""
+    are the indices of inputs/outputs/weights (MindSpore's persistent pool); ``max_split_size``
+    is PyTorch's ``max_split_size_mb`` in bytes (``pytorch`` only; unset: unlimited, its default):
+    blocks of at least that size are never split, and small requests do not take them."""
+    if max_split_size is not None and (allocator != "pytorch" or max_split_size < 1):
+        raise PlanningError("max-split-size applies to the pytorch allocator and must be >= 1 byte")
     if allocator not in ALLOCATORS:
         raise PlanningError(f"unknown allocator '{allocator}' (expected one of: {', '.join(ALLOCATORS)})")
     if block_size < 1:
@@ -164,7 +180,9 @@ def replay(problem: Problem, allocator: str, *, persistent: frozenset[int] = fro
         if rest <= 0:
             return False
         if allocator == "pytorch":
-            return rest >= 512 if name == "small" else rest > MiB
+            if name == "small":
+                return rest >= 512
+            return rest > MiB and (max_split_size is None or size < max_split_size)
         if allocator == "bfc":
             return chunk >= 2 * size or rest >= 128 * MiB
         return True  # MindSpore splits a buffer out of an idle one whenever it is larger
@@ -195,7 +213,7 @@ def replay(problem: Problem, allocator: str, *, persistent: frozenset[int] = fro
         want = request_size(size)
         name = pool_of[i] = pool_name(i, want)
         pool = pools.setdefault(name, _Pool())
-        fit = pool.best_fit(want)
+        fit = pool.best_fit(want, max_split_size if name == "large" else None)
         if fit is None:
             seg_size = segment_size(want, name)
             if capacity is not None and reserved + seg_size > capacity:

@@ -2,7 +2,7 @@
 memopt's static plan of the same program.
 
     memopt-pool PROGRAM.mlir|TRACE.csv [--allocator mindspore|mindspore-shared|pytorch|bfc|all]
-                [--block-size BYTES] [--capacity BYTES] [--timeline OUT.csv] [--json] [--func F]
+                [--block-size BYTES] [--capacity BYTES] [--max-split-size BYTES] [--timeline OUT.csv] [--json] [--func F]
 
 The program's tensors are replayed in execution order (:mod:`memopt.planning.pool`): each
 allocated when its op runs, freed after its last use (through views), an in-place result reusing
@@ -36,6 +36,9 @@ def _parser() -> ArgParser:
     p.add_argument("--block-size", type=int, default=1 << 30,
                    help="mindspore: bytes per block taken from the device (default 1 GiB)")
     p.add_argument("--capacity", type=int, default=None, help="device memory in bytes (default: unlimited)")
+    p.add_argument("--max-split-size", type=int, default=None, metavar="BYTES",
+                   help="pytorch: its max_split_size_mb, in bytes: blocks this large are never split "
+                        "(default: unlimited, PyTorch's default)")
     p.add_argument("--timeline", default=None, metavar="OUT.csv", help="write memory over time per allocator")
     p.add_argument("--json", action="store_true", help="one JSON object per allocator instead of the table")
     p.add_argument("--min-capacity", action="store_true",
@@ -87,7 +90,7 @@ def _run(argv: Sequence[str], state: dict) -> int:
     from memopt.planning.pool import ALLOCATORS, PoolOutOfMemory, replay
 
     args = _parser().parse_args(list(argv))
-    for name in ("block_size", "capacity"):
+    for name in ("block_size", "capacity", "max_split_size"):
         v = getattr(args, name)
         if v is not None and not 1 <= v <= INT64_MAX:
             raise ToolError(f"--{name.replace('_', '-')} must be in [1, {INT64_MAX}], got {v}")
@@ -96,10 +99,14 @@ def _run(argv: Sequence[str], state: dict) -> int:
     problem, persistent = _trace(args, text, state["file"], state)
     state["file"] = None
     names = ALLOCATORS if args.allocator == "all" else (args.allocator,)
+    if args.max_split_size is not None and "pytorch" not in names:
+        raise ToolError(f"--max-split-size applies to the pytorch allocator, not {args.allocator}")
     reports = []
     for name in names:
         try:
-            reports.append(replay(problem, name, persistent=persistent, block_size=args.block_size, capacity=args.capacity))
+            mss = args.max_split_size if name == "pytorch" else None
+            reports.append(replay(problem, name, persistent=persistent, block_size=args.block_size, capacity=args.capacity,
+                                  max_split_size=mss))
         except PoolOutOfMemory as e:
             raise ToolError(str(e)) from None
         except PlanningError as e:

@@ -187,3 +187,20 @@ def test_best_on_large_inputs_is_large_first_alone(monkeypatch):
     assert big.strategy == "large-first" and big == make_strategy("large-first").plan(p)
     monkeypatch.setattr(Best, "LARGE", 1000)
     assert Best().plan(p).height <= big.height
+
+
+def test_dense_generator_has_the_stated_live_set() -> None:
+    """planning.synthetic.dense: about 150 buffers live at once, lifetimes ~300 steps, sizes in
+    64 B .. 256 KiB, deterministic per seed (the placement benchmark's dense case)."""
+    import numpy as np
+
+    from memopt.planning.synthetic import dense
+
+    p = dense(20_000, seed=3)
+    q = dense(20_000, seed=3)
+    assert [b.start for b in p.buffers[:50]] == [b.start for b in q.buffers[:50]]
+    starts, ends = np.sort(p.starts), np.sort(p.ends)
+    live = np.searchsorted(starts, p.starts, side="right") - np.searchsorted(ends, p.starts, side="right")
+    assert 120 <= live.mean() <= 180
+    assert 250 <= float(np.mean(p.ends - p.starts)) <= 350
+    assert p.sizes.min() >= 64 and p.sizes.max() <= 256 * 1024

@@ -106,3 +106,22 @@ def test_tool_min_capacity_is_the_bisection_bound():
     bad = subprocess.run([bin_dir / "memopt-pool", ROOT / "examples" / "chain.mlir", "--allocator", "bfc",
                           "--capacity", str(cap - 1)], capture_output=True)
     assert ok.returncode == 0 and bad.returncode == 1
+
+
+def test_pytorch_max_split_size_keeps_oversize_blocks_whole():
+    # A 12 MiB request gets its own 12 MiB segment; freed, it is a 12 MiB free block.
+    # Unlimited (PyTorch's default): a later 3 MiB request splits it (no new segment).
+    rows = ((12 * MiB, 0, 1), (3 * MiB, 2, 3))
+    free = replay(P(*rows), "pytorch")
+    assert (free.segments, free.peak_reserved, free.splits) == (1, 12 * MiB, 1)
+    # max_split_size = 8 MiB: the 12 MiB block is oversize, a 3 MiB request may not take it,
+    # so a 20 MiB segment is reserved for it.
+    capped = replay(P(*rows), "pytorch", max_split_size=8 * MiB)
+    assert (capped.segments, capped.peak_reserved) == (2, 32 * MiB)
+    # An oversize request reuses an oversize block only when less than 20 MiB larger, unsplit.
+    reuse = replay(P((40 * MiB, 0, 1), (30 * MiB, 2, 3)), "pytorch", max_split_size=8 * MiB)
+    assert (reuse.segments, reuse.splits, reuse.peak_reserved) == (1, 0, 40 * MiB)
+    fresh = replay(P((60 * MiB, 0, 1), (30 * MiB, 2, 3)), "pytorch", max_split_size=8 * MiB)
+    assert fresh.segments == 2  # 60 >= 30 + 20 MiB: too large to hand out whole
+    with pytest.raises(Exception, match="max-split-size applies to the pytorch allocator"):
+        replay(P(*rows), "bfc", max_split_size=MiB)
