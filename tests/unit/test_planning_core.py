@@ -1,6 +1,7 @@
 """Planning core: buffers, bounds, validator, greedy strategies (hand-checked and property tests)."""
 
 import pytest
+import numpy as np
 from hypothesis import given, settings, strategies as st
 
 from memopt.planning import (
@@ -204,3 +205,82 @@ def test_dense_generator_has_the_stated_live_set() -> None:
     assert 120 <= live.mean() <= 180
     assert 250 <= float(np.mean(p.ends - p.starts)) <= 350
     assert p.sizes.min() >= 64 and p.sizes.max() <= 256 * 1024
+
+
+# The time-blocked pure-Python first fit the numpy core replaced: the reference its offsets must
+# equal, placement by placement (same order, same lowest-offset rule, same tie-breaking).
+BLOCK_WIDTH = 8
+def reference_first_fit(problem: Problem, order) -> list[int]:
+    """Offsets (in problem order) from placing buffers in ``order`` at the lowest free offset."""
+    n = len(problem)
+    offsets = [0] * n
+    if n == 0:
+        return offsets
+    times = np.unique(np.concatenate([problem.starts, problem.ends]))
+    cs = np.searchsorted(times, problem.starts).tolist()
+    ce = np.searchsorted(times, problem.ends).tolist()
+    starts = problem.starts.tolist()
+    ends = problem.ends.tolist()
+    sizes = problem.sizes.tolist()
+    aligns = problem.alignments.tolist()
+    paths = [b.path for b in problem.buffers] if problem.has_control_flow else None
+    blocks: list[list[int]] = [[] for _ in range(len(times) // BLOCK_WIDTH + 1)]
+    stamp = [-1] * n
+    for i in order:
+        size = sizes[i]
+        if size == 0:
+            continue
+        s, e = starts[i], ends[i]
+        b0, b1 = cs[i] // BLOCK_WIDTH, (ce[i] - 1) // BLOCK_WIDTH
+        taken = []
+        for blk in range(b0, b1 + 1):
+            for j in blocks[blk]:
+                if stamp[j] != i:
+                    stamp[j] = i
+                    if starts[j] < e and s < ends[j]:
+                        if paths is None or not exclusive(paths[i], paths[j]):
+                            taken.append((offsets[j], offsets[j] + sizes[j]))
+        a = aligns[i]
+        x = 0
+        if taken:
+            taken.sort()
+            for lo, hi in taken:
+                xa = -(-x // a) * a if a > 1 else x
+                if xa + size <= lo:
+                    break
+                if hi > x:
+                    x = hi
+        offsets[i] = -(-x // a) * a if a > 1 else x
+        for blk in range(b0, b1 + 1):
+            blocks[blk].append(i)
+    return offsets
+
+
+@st.composite
+def placement_problems(draw):
+    n = draw(st.integers(1, 60))
+    align = draw(st.sampled_from([1, 1, 4, 16]))
+    cf = draw(st.booleans())
+    bufs = []
+    for k in range(n):
+        s = draw(st.integers(0, 40))
+        length = draw(st.one_of(st.integers(1, 6), st.integers(1, 60)))
+        size = draw(st.integers(0, 300))
+        path = ()
+        if cf and draw(st.booleans()):
+            path = ((draw(st.integers(0, 1)), draw(st.integers(0, 1))),)
+        bufs.append(Buffer(f"b{k}", size, s, s + length, align, path))
+    p = Problem.of(bufs)
+    order = draw(st.permutations(list(range(n))))
+    return p, order
+
+
+@settings(max_examples=300, deadline=None)
+@given(case=placement_problems())
+def test_numpy_first_fit_equals_the_reference(case) -> None:
+    from memopt.planning.firstfit import first_fit
+
+    p, order = case
+    got = first_fit(p, order)
+    assert got == reference_first_fit(p, order)
+    validate(p, Solution.of(p, got, "ff"))
