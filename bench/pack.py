@@ -3,8 +3,10 @@
 
 For every CSV under bench/data/ (minimalloc's and idealloc's traces, see bench/data/NOTICE) it prints buffers, LB, the height of every registered
 strategy and of ``best``, height/LB, and the seconds each took (all measured side by side in one
-run). Then it plans synthetic NN-like problems of 1k / 10k / 100k buffers with ``large-first``
-and prints seconds and the growth ratio against n log n.
+run). Then it plans synthetic problems of 1k / 10k / 100k buffers of two shapes — ``nn_like``
+(short lifetimes, a few live at once) and ``dense`` (about 150 live at once) — with
+``large-first`` and the default ``best``, and prints the live-set size, seconds and the growth
+ratio against n log n.
 
     python bench/pack.py [--data bench/data] [--skip-scaling] [--sizes 1000,10000,100000]
 
@@ -21,7 +23,7 @@ import time
 
 from memopt.planning import lower_bound, make_strategy, strategy_names, validate
 from memopt.planning.csvio import read_problem
-from memopt.planning.synthetic import nn_like
+from memopt.planning.synthetic import dense, nn_like
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 
@@ -55,18 +57,36 @@ def csv_table(data: pathlib.Path, names: list[str]) -> None:
         print(row)
 
 
+def live_count(problem) -> float:
+    """Mean number of buffers live when a buffer starts (what a placement looks at)."""
+    import numpy as np
+
+    starts, ends = np.sort(problem.starts), np.sort(problem.ends)
+    live = np.searchsorted(starts, problem.starts, side="right") - np.searchsorted(ends, problem.starts, side="right")
+    return float(live.mean())
+
+
 def scaling(sizes: list[int]) -> None:
+    """``large-first`` and the default ``best`` on both synthetic shapes: ``nn_like`` (lifetimes
+    of a few ops, a handful live at once) and ``dense`` (lifetimes ~300 steps, ~150 live)."""
     print()
-    print(f"{'n':>8}{'large-first s':>15}{'validate s':>12}{'height/LB':>11}{'s / (n log2 n) x1e6':>22}")
-    for n in sizes:
-        problem = nn_like(n, seed=1)
-        t0 = time.perf_counter()
-        sol = make_strategy("large-first").plan(problem)
-        dt = time.perf_counter() - t0
-        t1 = time.perf_counter()
-        validate(problem, sol)
-        dv = time.perf_counter() - t1
-        print(f"{n:>8}{dt:>15.2f}{dv:>12.2f}{sol.height / lower_bound(problem):>11.4f}{dt / (n * math.log2(n)) * 1e6:>22.3f}")
+    print(f"{'problem':<10}{'n':>8}{'live':>7}{'large-first s':>15}{'best s':>8}{'best':>12}{'validate s':>12}"
+          f"{'height/LB':>11}{'s / (n log2 n) x1e6':>22}")
+    for gen_name, gen in (("nn_like", nn_like), ("dense", dense)):
+        for n in sizes:
+            problem = gen(n, seed=1)
+            t0 = time.perf_counter()
+            sol = make_strategy("large-first").plan(problem)
+            dt = time.perf_counter() - t0
+            t1 = time.perf_counter()
+            validate(problem, sol)
+            dv = time.perf_counter() - t1
+            t2 = time.perf_counter()
+            best = make_strategy("best").plan(problem)
+            db = time.perf_counter() - t2
+            print(f"{gen_name:<10}{n:>8}{live_count(problem):>7.0f}{dt:>15.2f}{db:>8.2f}{best.strategy:>12}{dv:>12.2f}"
+                  f"{best.height / lower_bound(problem):>11.4f}{dt / (n * math.log2(n)) * 1e6:>22.3f}")
+            sys.stdout.flush()
 
 
 def main() -> None:

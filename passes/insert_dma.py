@@ -197,6 +197,9 @@ class InsertDmaPass(TargetOptions, ModulePass):
                                            values="number in [0, 1] (unset: 0.01)")
     alignment: int = option(16, "byte alignment of weights in a buffer and of the buffers on chip",
                             values="power of two >= 1")
+    staging_space: int | None = option(None, "upstream IR only: put the staging buffers in this memory space "
+                                       "(an on-chip memory of their own) instead of the arena",
+                                       values="integer >= 0 (unset: the arena's default space)")
 
     def validate(self) -> None:
         self.check_options()
@@ -206,6 +209,8 @@ class InsertDmaPass(TargetOptions, ModulePass):
             raise MemoptError(f"insert-dma: unknown mode '{self.mode}' (expected one of: {', '.join(MODES)})")
         if self.alignment < 1 or self.alignment & (self.alignment - 1):
             raise MemoptError(f"insert-dma: alignment must be a power of two >= 1, got {self.alignment}")
+        if self.staging_space is not None and self.staging_space < 0:
+            raise MemoptError(f"insert-dma: staging-space must be an integer >= 0, got {self.staging_space}")
         if self.buffers is not None and self.buffers < 2:
             raise MemoptError(f"insert-dma: buffers must be >= 2 (two staging buffers at least), got {self.buffers}")
         if _parse_ring(self.ring) is not None and self.buffers is not None:
@@ -267,7 +272,7 @@ class InsertDmaPass(TargetOptions, ModulePass):
         """Write the chosen schedule in the module's own IR flavour."""
         if is_upstream_module(module):
             plan = [(w.func, w.region, w.ops, ls) for w, ls in zip(work, loads)]
-            write_schedule(module, plan, names, sizes, self.alignment)
+            write_schedule(module, plan, names, sizes, self.alignment, self.staging_space)
             return
         self._buffers(module, names, sizes)
         for w, ls in zip(work, loads):

@@ -197,7 +197,7 @@ def _index(v: int, before: Operation) -> SSAValue:
 
 
 def write_schedule(module: ModuleOp, plan: list[tuple[func.FuncOp, Region, list[Operation], list]],
-                   names: list[str], sizes: list[int], alignment: int) -> None:
+                   names: list[str], sizes: list[int], alignment: int, space: int | None = None) -> None:
     """Emit the staging buffers and every Region's loads (``plan``: function, Region, its
     kernels, the :class:`~memopt.passes.insert_dma._Load`\\ s chosen for them)."""
     variants: dict[tuple[str, tuple], str] = {}
@@ -208,7 +208,7 @@ def write_schedule(module: ModuleOp, plan: list[tuple[func.FuncOp, Region, list[
     for f, items in by_func.items():
         n_starts = sum(len(distinct([w for w in weight_uses(ops[ld.op])])) for _, ops, loads in items for ld in loads)
         used = [(n, s) for n, s in zip(names, sizes) if s >= 0]
-        stage = _staging(f, used, n_starts, alignment)
+        stage = _staging(f, used, n_starts, alignment, space)
         tags = stage.pop("tags")
         counter = [0]
         replaced: list[Operation] = []
@@ -221,14 +221,17 @@ def write_schedule(module: ModuleOp, plan: list[tuple[func.FuncOp, Region, list[
     _drop_unused_declarations(module, {callee for callee, _ in variants})
 
 
-def _staging(f: func.FuncOp, used: list[tuple[str, int]], n_tags: int, alignment: int) -> dict[str, SSAValue]:
-    """The staging buffers and the tag buffer of ``f`` (see module docstring)."""
+def _staging(f: func.FuncOp, used: list[tuple[str, int]], n_tags: int, alignment: int,
+             space: int | None = None) -> dict[str, SSAValue]:
+    """The staging buffers and the tag buffer of ``f`` (see module docstring). With ``space``,
+    the staging buffers are allocs in that memory space (an on-chip memory of their own, which
+    the arena planner leaves alone) instead of arena bytes."""
     block = f.body.blocks[0]
     first = block.first_op
     arena, planned = planned_arena(f)
     out: dict[str, SSAValue] = {}
     tag_t = MemRefType(i32, [max(n_tags, 1)])
-    if arena is not None:
+    if arena is not None and space is None:
         offsets, end = layout_after_arena(planned, [s for _, s in used] + [4 * max(n_tags, 1)], alignment)
         grown = resize_arena(f, end)
         f.attributes[ONCHIP_SIZE_ATTR] = IntegerAttr(end, i64)
@@ -243,7 +246,12 @@ def _staging(f: func.FuncOp, used: list[tuple[str, int]], n_tags: int, alignment
         return out
     allocs = []
     for name, size in used + [("tags", 0)]:
-        a = memref.AllocOp.get(i32 if name == "tags" else i8, None, tag_t.get_shape() if name == "tags" else [max(size, 1)])
+        if name == "tags":
+            a = memref.AllocOp.get(i32, None, tag_t.get_shape())
+        elif space is not None:
+            a = memref.AllocOp.get(i8, None, [max(size, 1)], memory_space=IntegerAttr(space, 64))
+        else:
+            a = memref.AllocOp.get(i8, None, [max(size, 1)])
         a.results[0].name_hint = name
         a.attributes[STAGING_ATTR] = UnitAttr()
         if first is not None:

@@ -149,7 +149,7 @@ class Best(Strategy):
     hundred first-fit runs cost far less than the anytime search. ``polish=False`` keeps the
     portfolio's plan as is.
 
-    Large inputs: above :attr:`LARGE` buffers the portfolio is cut to ``large-first`` (the best
+    Large inputs: above :attr:`LARGE` (50,000) buffers the portfolio is cut to ``large-first`` (the best
     greedy member on every size measured; ``nnvm`` alone takes minutes at a million buffers) and
     the polish is skipped, so the default answers in seconds to tens of seconds at 10^6 buffers.
     A size rule, not a clock: the same input gives the same plan on every machine. An explicit
@@ -157,7 +157,7 @@ class Best(Strategy):
     """
 
     name = "best"
-    LARGE = 100_000
+    LARGE = 50_000
 
     def __init__(
         self, budget: float | None = None, options: dict[str, dict] | None = None, polish: bool = True
