@@ -70,7 +70,7 @@ def scaling(sizes: list[int]) -> None:
     """``large-first`` and the default ``best`` on both synthetic shapes: ``nn_like`` (lifetimes
     of a few ops, a handful live at once) and ``dense`` (lifetimes ~300 steps, ~150 live)."""
     print()
-    print(f"{'problem':<10}{'n':>8}{'live':>7}{'large-first s':>15}{'best s':>8}{'best':>12}{'validate s':>12}"
+    print(f"{'problem':<10}{'n':>8}{'live':>7}{'large-first s':>15}{'best s':>8}{'best':>18}{'validate s':>12}"
           f"{'height/LB':>11}{'s / (n log2 n) x1e6':>22}")
     for gen_name, gen in (("nn_like", nn_like), ("dense", dense)):
         for n in sizes:
@@ -84,7 +84,7 @@ def scaling(sizes: list[int]) -> None:
             t2 = time.perf_counter()
             best = make_strategy("best").plan(problem)
             db = time.perf_counter() - t2
-            print(f"{gen_name:<10}{n:>8}{live_count(problem):>7.0f}{dt:>15.2f}{db:>8.2f}{best.strategy:>12}{dv:>12.2f}"
+            print(f"{gen_name:<10}{n:>8}{live_count(problem):>7.0f}{dt:>15.2f}{db:>8.2f}{best.strategy:>18}{dv:>12.2f}"
                   f"{best.height / lower_bound(problem):>11.4f}{dt / (n * math.log2(n)) * 1e6:>22.3f}")
             sys.stdout.flush()
 
