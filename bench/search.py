@@ -48,12 +48,51 @@ def run(problem, budget, capacity=None):
     return sol, seconds, strategy.stats
 
 
+def _one_generated(job):
+    from memopt.planning.synthetic import packed
+
+    seed, budget = job
+    problem, _ = packed(seed)
+    greedy = greedy_of(problem)
+    sol, sec, stats = run(problem, budget, CAPACITY)
+    return seed, len(problem), lower_bound(problem), greedy, sol.height, sec, stats.get("source")
+
+
+def generated(k: int, seed: int, budget: float, jobs: int) -> None:
+    """``k`` fresh instances with the challenging suite's statistics, each built from a packing of
+    height ``CAPACITY`` (so a fit exists): does ``search`` find one within ``budget``?"""
+    from concurrent.futures import ProcessPoolExecutor
+
+    print(f"held-out instances (planning.synthetic.packed, seeds {seed}..{seed + k - 1}), capacity {CAPACITY:,}, "
+          f"budget {budget:g} s, {jobs} in parallel")
+    print(f"{'seed':>6}{'buffers':>8}{'LB':>11}{'greedy':>11}{'greedy %':>9}{'height':>11}{'fits':>6}{'seconds':>9}  source")
+    fits = fast = greedy_fits = 0
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        for sd, n, lb, greedy, height, sec, source in pool.map(_one_generated, [(s, budget) for s in range(seed, seed + k)]):
+            ok = height <= CAPACITY
+            fits += ok
+            fast += ok and sec <= 10
+            greedy_fits += greedy <= CAPACITY
+            print(f"{sd:>6}{n:>8}{lb:>11,}{greedy:>11,}{100 * (greedy - CAPACITY) / CAPACITY:>9.1f}{height:>11,}"
+                  f"{'yes' if ok else 'NO':>6}{sec:>9.2f}  {source}", flush=True)
+    print(f"# {fits}/{k} fit capacity within {budget:g} s ({fast} within 10 s); the greedy portfolio alone fits {greedy_fits}")
+    print()
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--budget", type=float, default=None, help="seconds per run")
     ap.add_argument("--only", default=None, help="only rows whose name contains this")
     ap.add_argument("--bench-dir", default=DEFAULT_DIR)
+    ap.add_argument("--generated", type=int, default=0, metavar="K",
+                    help="also K held-out instances of planning.synthetic.packed (known to fit capacity)")
+    ap.add_argument("--seed", type=int, default=2026, help="first seed of the generated instances")
+    ap.add_argument("--jobs", type=int, default=2, help="generated instances searched in parallel")
     args = ap.parse_args(argv)
+    if args.generated:
+        generated(args.generated, args.seed, args.budget if args.budget is not None else 60.0, args.jobs)
+        if args.only is None:
+            return 0
 
     def wanted(name: str) -> bool:
         return args.only is None or args.only in name

@@ -48,3 +48,41 @@ def dense(n: int, seed: int = 0, alignment: int = 1) -> Problem:
         Buffer(f"t{i}", int(sizes[i]), int(starts[i]), int(ends[i]), alignment)
         for i in range(n)
     )
+
+
+def packed(seed: int, capacity: int = 1 << 20, horizon: int = 1 << 20, unit: int = 1024) -> tuple[Problem, list[int]]:
+    """A held-out instance with the statistics of minimalloc's challenging suite, built from a
+    known packing: the time × memory rectangle ``horizon × capacity`` is cut recursively (a
+    guillotine partition, cuts on ``unit`` boundaries) into 150–300 pieces, each a buffer at its
+    piece's offset; then a share of the pieces (0–35 %) is dropped, so the area used spans what
+    A–F show (61–98 %) while a packing of height ``capacity`` is known to exist. Returns the
+    problem and that packing's offsets. Per seed it draws its own family parameters — how often a
+    cut splits time rather than memory (30–70 %), how uneven cuts are, the drop rate — as the
+    suite's instances differ from each other (``bench/search.py --generated``)."""
+    rng = np.random.default_rng(seed)
+    target = int(rng.integers(150, 301))
+    p_time = float(rng.uniform(0.3, 0.7))
+    skew = float(rng.uniform(0.5, 3.0))  # beta(skew, skew): small = uneven cuts
+    drop = float(rng.uniform(0.0, 0.35))
+    rects = [(0, horizon // unit, 0, capacity // unit)]
+    while len(rects) < int(target / (1 - drop)):
+        areas = np.array([(t1 - t0) * (m1 - m0) for t0, t1, m0, m1 in rects], dtype=np.float64)
+        k = int(rng.choice(len(rects), p=areas / areas.sum()))
+        t0, t1, m0, m1 = rects[k]
+        along_time = rng.random() < p_time
+        lo, hi = (t0, t1) if along_time else (m0, m1)
+        if hi - lo < 2:
+            along_time = not along_time
+            lo, hi = (t0, t1) if along_time else (m0, m1)
+            if hi - lo < 2:
+                continue
+        cut = lo + 1 + int(rng.beta(skew, skew) * (hi - lo - 1))
+        cut = min(max(cut, lo + 1), hi - 1)
+        rects.pop(k)
+        if along_time:
+            rects += [(t0, cut, m0, m1), (cut, t1, m0, m1)]
+        else:
+            rects += [(t0, t1, m0, cut), (t0, t1, cut, m1)]
+    keep = [r for r in rects if rng.random() >= drop]
+    buffers = [Buffer(f"{k}", (m1 - m0) * unit, t0 * unit, t1 * unit) for k, (t0, t1, m0, m1) in enumerate(keep)]
+    return Problem.of(buffers), [m0 * unit for _, _, m0, _ in keep]

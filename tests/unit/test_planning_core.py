@@ -284,3 +284,18 @@ def test_numpy_first_fit_equals_the_reference(case) -> None:
     got = first_fit(p, order)
     assert got == reference_first_fit(p, order)
     validate(p, Solution.of(p, got, "ff"))
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 10**6))
+def test_packed_instances_carry_a_packing_that_fits(seed: int) -> None:
+    """planning.synthetic.packed: a held-out instance with a known packing of height = capacity
+    (the guarantee that a fit exists), within the suite's size range."""
+    from memopt.planning.synthetic import packed
+
+    p, offsets = packed(seed)
+    sol = Solution.of(p, offsets, "known")
+    validate(p, sol)
+    assert sol.height <= 1 << 20 and lower_bound(p) <= 1 << 20
+    assert 90 <= len(p) <= 300
+    assert packed(seed)[1] == offsets  # deterministic
