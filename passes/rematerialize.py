@@ -144,21 +144,23 @@ def _op_name(op: Operation) -> str:
     return op.name
 
 
+def _captured_uses(op: Operation) -> list[tuple[Operation, int, SSAValue]]:
+    """Every (op inside ``op``'s regions, operand index, value) reading a value defined outside."""
+    if not op.regions:
+        return []
+    inside: set[SSAValue] = set()
+    for inner in op.walk():
+        inside.update(inner.results)
+        for r in inner.regions:
+            for b in r.blocks:
+                inside.update(b.args)
+    return [(inner, i, v) for inner in op.walk() if inner is not op
+            for i, v in enumerate(inner.operands) if v not in inside]
+
+
 def _outside_operands(op: Operation) -> list[SSAValue]:
     """Operands of ``op`` and every value its regions use that is defined outside it."""
-    out = list(op.operands)
-    if op.regions:
-        inside = set()
-        for inner in op.walk():
-            inside.update(inner.results)
-            for r in inner.regions:
-                for b in r.blocks:
-                    inside.update(b.args)
-        for inner in op.walk():
-            if inner is op:
-                continue
-            out += [v for v in inner.operands if v not in inside]
-    return out
+    return list(op.operands) + [v for _, _, v in _captured_uses(op)]
 
 
 def _inner_peak(op: Operation, joint) -> int:
@@ -247,21 +249,11 @@ def _rewrite(f: func.FuncOp, traced: Traced, schedule: list[int], clone: list[bo
         else:
             op = orig
         remap_operands(op)
-        if op.regions:  # uses inside the regions of values defined outside
-            inside = set()
-            for inner in op.walk():
-                inside.update(inner.results)
-                for r in inner.regions:
-                    for b in r.blocks:
-                        inside.update(b.args)
-            for inner in op.walk():
-                if inner is op:
-                    continue
-                for i, v in enumerate(inner.operands):
-                    if v not in inside and isinstance(v.type, TensorType):
-                        inner.operands[i] = latest(v)
-                    elif v not in inside:
-                        ensure(v)
+        for inner, i, v in _captured_uses(op):  # uses inside its regions of values defined outside
+            if isinstance(v.type, TensorType):
+                inner.operands[i] = latest(v)
+            else:
+                ensure(v)
         place(op)
         for r_old, r_new in zip(orig.results, op.results):
             current[r_old] = r_new

@@ -201,6 +201,15 @@ class _DSU:
         self.parent = list(range(n))
         self.cost = [0.0] * n
 
+    @classmethod
+    def of(cls, ops: Sequence[RematOp], producer: list[int]) -> "_DSU":
+        """Singletons, each costing its producer's compute (inputs cost nothing)."""
+        dsu = cls(len(producer))
+        for t, p in enumerate(producer):
+            if p >= 0:
+                dsu.cost[t] = ops[p].cost
+        return dsu
+
     def find(self, x: int) -> int:
         while self.parent[x] != x:
             self.parent[x] = self.parent[self.parent[x]]
@@ -301,10 +310,7 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
     last_used = [0] * n_t
     recompute_times = [0] * n_t
     evicted = [False] * n_t
-    dsu = _DSU(n_t)
-    for t in range(n_t):
-        if producer[t] >= 0:
-            dsu.cost[t] = ops[producer[t]].cost
+    dsu = _DSU.of(ops, producer)
     schedule: list[int] = []
     clone: list[bool] = []
     extra_cost = 0.0
@@ -597,10 +603,7 @@ def simulate_eager(graph: RematGraph, budget: int, heuristic: str = "dtr", min_s
     last_used = [0] * n_t
     recompute_times = [0] * n_t
     evicted = [False] * n_t
-    dsu = _DSU(n_t)
-    for t in range(n_t):
-        if producer[t] >= 0:
-            dsu.cost[t] = ops[producer[t]].cost
+    dsu = _DSU.of(ops, producer)
     state = {"now": 0, "evict": 0, "remat": 0, "extra": 0.0, "peak": 0}
     locked: set[int] = set()
 
