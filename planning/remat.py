@@ -38,13 +38,12 @@ Heuristics (smaller score = evicted first):
   recompute price. Score = ``chain_cost / (memory · distance_to_next_use)`` where ``chain_cost``
   is the full cost of recomputing the tensor *now* (its producer plus, recursively, every
   evicted ancestor that recompute would need) and the distance is counted to its next use in the
-  schedule (a tensor not used again is freed, never scored). Then a deterministic local search:
-  a portfolio of variants of the rule — memory and distance weighted ``1``, ``2``, ``0.5`` or
-  ``0.75``; DTR's neighbourhood cost in place of the chain cost — and, up to a size rule
-  (:func:`search_rounds`), runs whose scores are scaled by fixed random factors, keeping the
-  cheapest schedule that fits. Measured against the optimum of Checkmate's linear chain
-  (Griewank's revolve): within 10 % at every budget up to 32 layers, 12–14 % at 48–64 layers
-  when only one or two checkpoints fit beyond the working set (``bench/remat.py``).
+  schedule (a tensor not used again is freed, never scored). Then a deterministic local search
+  (:func:`_lookahead`): a portfolio of variants of the rule — memory and distance weighted
+  ``1``, ``2``, ``0.5`` or ``0.75``; DTR's neighbourhood cost in place of the chain cost — and a
+  hill climb from the best one over per-tensor score multipliers, up to a size rule
+  (:func:`search_evaluations`), keeping the cheapest schedule that fits. Measured against the
+  optimum of Checkmate's linear chain (Griewank's revolve) in ``bench/remat.py``.
 """
 
 from __future__ import annotations
@@ -262,40 +261,69 @@ def rematerialize(
                 f"inputs still needed)" if at >= 0 else f"the function's results ({bound} bytes)")
         raise RematError(f"budget {budget} is below {what}", bound)
     if heuristic == "lookahead":
-        best: RematResult | None = None
-        error: RematError | None = None
-        variants: list[tuple[float, float, int]] = [
-            (1.0, 1.0, 0), (2.0, 1.0, 0), (1.0, 2.0, 0), (2.0, 2.0, 0), (1.0, 0.5, 0), (1.0, 0.75, 0),
-        ]
-        variants += [(-1.0, 1.0, 0), (-1.0, 0.5, 0)]  # neighbourhood cost in the numerator
-        variants += [(1.0 if seed % 2 else -1.0, 1.0, seed) for seed in range(1, 1 + search_rounds(graph))]
-        for a_mem, a_dist, seed in variants:
-            try:
-                r = _run(graph, budget, heuristic, min_size, (a_mem, a_dist), seed)
-            except RematError as e:
-                error = error or e
-                continue
-            if best is None or (r.extra_cost, r.cloned) < (best.extra_cost, best.cloned):
-                best = r
-        if best is None:
-            assert error is not None
-            raise error
-        return best
+        return _lookahead(graph, budget, min_size)
     return _run(graph, budget, heuristic, min_size, (1.0, 1.0))
 
 
-SEARCH_WORK = 200_000
-"""Op executions the lookahead's local search may spend in all (about a second)."""
+VARIANTS: tuple[tuple[float, float], ...] = (
+    (1.0, 1.0), (2.0, 1.0), (1.0, 2.0), (2.0, 2.0), (1.0, 0.5), (1.0, 0.75),
+    (-1.0, 1.0), (-1.0, 0.5),  # negative: DTR's neighbourhood cost in the numerator
+)
+"""The lookahead rule's exponents (memory, distance) the portfolio tries."""
+
+SEARCH_WORK = 40_000
+"""Op executions budget of the local search, over the graph's op count (:func:`search_evaluations`)."""
 
 
-def search_rounds(graph: RematGraph) -> int:
-    """Perturbed lookahead runs after the four exponent variants: ``SEARCH_WORK`` over the
-    graph's op count, at most 32 — a size rule, not a clock, so results are deterministic."""
-    return max(0, min(64, SEARCH_WORK // max(1, 4 * len(graph.ops)) - 4))
+def search_evaluations(graph: RematGraph) -> int:
+    """Hill-climbing steps after the portfolio: ``SEARCH_WORK`` over the op count, at most 300 —
+    a size rule, not a clock, so results are deterministic (a 5,000-op graph gets a few, a
+    100-op one the full 300)."""
+    return max(0, min(300, SEARCH_WORK // max(1, len(graph.ops))))
+
+
+def _lookahead(graph: RematGraph, budget: int, min_size: int) -> RematResult:
+    """The lookahead rule's portfolio (:data:`VARIANTS`), then a hill climb from its best: each
+    step scales the scores of one to three tensors by a random factor (log-normal, fixed seed)
+    and keeps the change when the schedule's recompute cost does not grow — a local search over
+    the rule's choices, which on Checkmate's linear chain closes most of the gap to revolve's
+    optimum at tight budgets."""
+    import random
+
+    best: RematResult | None = None
+    best_w: tuple[float, float] = VARIANTS[0]
+    error: RematError | None = None
+    for w in VARIANTS:
+        try:
+            r = _run(graph, budget, "lookahead", min_size, w)
+        except RematError as e:
+            error = error or e
+            continue
+        if best is None or (r.extra_cost, r.cloned) < (best.extra_cost, best.cloned):
+            best, best_w = r, w
+    if best is None:
+        assert error is not None
+        raise error
+    if best.extra_cost == 0:
+        return best
+    rng = random.Random(0x5EED)
+    noise = [1.0] * len(graph.sizes)
+    for _ in range(search_evaluations(graph)):
+        cand = list(noise)
+        for _ in range(rng.randint(1, 3)):
+            t = rng.randrange(len(cand))
+            cand[t] *= math.exp(rng.gauss(0.0, 1.0))
+        try:
+            r = _run(graph, budget, "lookahead", min_size, best_w, cand)
+        except RematError:
+            continue
+        if (r.extra_cost, r.cloned) <= (best.extra_cost, best.cloned):
+            best, noise = r, cand
+    return best
 
 
 def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights: tuple[float, float],
-         seed: int = 0) -> RematResult:
+         noise: list[float] | None = None) -> RematResult:
     producer, consumers, uses = _prepare(graph)
     sizes = graph.sizes
     ops = graph.ops
@@ -322,15 +350,8 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
     # tensor the eviction joins (DTR's e*, which prices the gap it widens), memory weighted 1.
     neighbourhood = a_mem < 0
     a_mem = abs(a_mem)
-    # Local search: seed > 0 scales every tensor's lookahead score by a fixed random factor
-    # (log-normal, sigma 0.7), so each round explores other eviction choices deterministically.
-    noise = [1.0] * n_t
-    if seed:
-        import random
-
-        rng = random.Random(seed)
-        sigma = (0.3, 0.7, 1.2)[seed % 3]
-        noise = [math.exp(rng.gauss(0.0, sigma)) for _ in range(n_t)]
+    # Local search (:func:`_lookahead`): per-tensor multipliers of the lookahead score.
+    noise = list(noise) if noise is not None else [1.0] * n_t
 
     def next_use(t: int, k: int) -> int:
         u = uses[t]
