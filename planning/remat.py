@@ -283,15 +283,16 @@ def search_evaluations(graph: RematGraph) -> int:
 
 
 def _lookahead(graph: RematGraph, budget: int, min_size: int) -> RematResult:
-    """The lookahead rule's portfolio (:data:`VARIANTS`), then a hill climb from its best: each
-    step scales the scores of one to three tensors by a random factor (log-normal, fixed seed)
-    and keeps the change when the schedule's recompute cost does not grow — a local search over
-    the rule's choices, which on Checkmate's linear chain closes most of the gap to revolve's
-    optimum at tight budgets."""
+    """The lookahead rule's portfolio (:data:`VARIANTS`), a few restarts with every score scaled
+    at random, then a hill climb from the best: each step scales the scores of one to three
+    tensors by a random factor (log-normal, fixed seeds) and keeps the change when the
+    schedule's recompute cost does not grow — a local search over the rule's choices, which on
+    Checkmate's linear chain closes most of the gap to revolve's optimum at tight budgets."""
     import random
 
     best: RematResult | None = None
     best_w: tuple[float, float] = VARIANTS[0]
+    best_noise = [1.0] * len(graph.sizes)
     error: RematError | None = None
     for w in VARIANTS:
         try:
@@ -306,9 +307,23 @@ def _lookahead(graph: RematGraph, budget: int, min_size: int) -> RematResult:
         raise error
     if best.extra_cost == 0:
         return best
+    steps = search_evaluations(graph)
+    # First restarts with every tensor's score scaled at random (other regions of the search
+    # space, alternating the two cost models), then a hill climb from the best schedule so far.
+    for seed in range(1, 1 + min(16, steps // 4)):
+        rng = random.Random(seed)
+        w = (1.0, 1.0) if seed % 2 else (-1.0, 1.0)
+        sigma = (0.3, 0.7, 1.2)[seed % 3]
+        cand = [math.exp(rng.gauss(0.0, sigma)) for _ in graph.sizes]
+        try:
+            r = _run(graph, budget, "lookahead", min_size, w, cand)
+        except RematError:
+            continue
+        if (r.extra_cost, r.cloned) < (best.extra_cost, best.cloned):
+            best, best_w, best_noise = r, w, cand
     rng = random.Random(0x5EED)
-    noise = [1.0] * len(graph.sizes)
-    for _ in range(search_evaluations(graph)):
+    noise = best_noise
+    for _ in range(steps - min(16, steps // 4)):
         cand = list(noise)
         for _ in range(rng.randint(1, 3)):
             t = rng.randrange(len(cand))
