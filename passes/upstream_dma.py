@@ -39,7 +39,6 @@ from memopt.passes.dma_layout import layout_after_arena
 from memopt.passes.dma_regions import Region, cut_function, regions
 from memopt.passes.upstream_lifetime import element_bytes
 from memopt.passes.upstream_plan import ARENA_SIZE_ATTR, arena_value, resize_arena
-from memopt.planning import align_up
 from memopt.planning.latency import OpProfile
 from memopt.planning.ring import stage_layout
 

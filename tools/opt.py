@@ -20,7 +20,7 @@ import io
 import re
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, get_type_hints
+from typing import Any
 
 from memopt.cli import ArgParser, ToolError, one_line, parse_source, run_tool, write_output
 
