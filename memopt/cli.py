@@ -150,6 +150,9 @@ def parse_source(text: str, filename: str, *, allow_unregistered: bool = False):
         raise ToolError(f"integer {literal} is out of the 64-bit integer range {INT64_RANGE}", *_line_col(text, offset))
     ctx = make_context()
     ctx.allow_unregistered = allow_unregistered
+    from memopt.diagnostics import set_source_name
+
+    set_source_name(filename)
     lp = LocatedParser(ctx, text, filename)
     try:
         module = lp.parse_module()

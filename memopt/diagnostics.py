@@ -37,6 +37,23 @@ class MemoptError(Exception):
         return self.message
 
 
+_SOURCE: list[str | None] = [None]
+
+
+def set_source_name(name: str | None) -> None:
+    """Record the name of the input being processed (the tools call it when they parse), so
+    that passes can locate remarks as errors are: ``FILE:LINE:COL``."""
+    _SOURCE[0] = name
+
+
+def where(op: Operation | None) -> str:
+    """``FILE:LINE:COL: `` for ``op`` (what is known of it), or an empty string."""
+    loc = locate(op)
+    if loc is None:
+        return f"{_SOURCE[0]}: " if _SOURCE[0] else ""
+    return f"{_SOURCE[0] + ':' if _SOURCE[0] else ''}{loc[0]}:{loc[1]}: "
+
+
 def set_location(op: Operation, line: int, col: int) -> None:
     """Record a source location for ``op`` (also used for ops created by passes
     that want to inherit the location of the op they replace)."""

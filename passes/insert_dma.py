@@ -249,13 +249,14 @@ class InsertDmaPass(TargetOptions, ModulePass):
             for w in work:
                 w.mask = choose_pipelined(w.profiles, target, self.mode, w.allowed, n)
             sizes, largest = _buffer_sizes(work, self.alignment, n)
-            total = onchip_total(arena, sizes, self.alignment)
+            total = self._onchip(arena, sizes, work, upstream)
             if target.capacity is None or total <= target.capacity or largest is None:
                 break
             w, i = largest
             if self.mode == "always":
                 raise MemoptError(
-                    f"insert-dma: arena ({arena} bytes) and DMA buffers ({' + '.join(str(max(s, 0)) for s in sizes)} bytes) "
+                    f"insert-dma: arena ({arena} bytes) and DMA buffers ({' + '.join(str(max(s, 0)) for s in sizes)} bytes)"
+                    f"{' with their transfer tags' if upstream and self.staging_space is None else ''} "
                     f"need {total} bytes, over capacity {target.capacity} (try mode=auto)", w.ops[i],
                 )
             w.allowed[i] = False
@@ -266,6 +267,21 @@ class InsertDmaPass(TargetOptions, ModulePass):
         if not any(any(w.mask) for w in work):
             return
         self._emit(op, buffer_names(n), sizes, [_round_robin_loads(w.mask, n) for w in work], work)
+
+    def _onchip(self, arena: int, sizes: list[int], work: list[_Work], upstream: bool) -> int:
+        """On-chip bytes the schedule needs: the arena and the staging buffers after it — on
+        upstream IR also the ``i32`` tag buffer (one tag per transfer of a function), and
+        nothing but the arena when ``staging-space`` puts the staging buffers elsewhere."""
+        if not upstream:
+            return onchip_total(arena, sizes, self.alignment)
+        if self.staging_space is not None:
+            return arena
+        per_func: dict[int, int] = {}
+        for w in work:
+            n = sum(len(p.weights) for p, on in zip(w.profiles, w.mask) if on)
+            per_func[id(w.func)] = per_func.get(id(w.func), 0) + n
+        tags = max(per_func.values(), default=0)
+        return onchip_total(arena, sizes + ([4 * tags] if tags else []), self.alignment)
 
     def _emit(self, module: builtin.ModuleOp, names: list[str], sizes: list[int], loads: list[list[_Load]],
               work: list[_Work]) -> None:

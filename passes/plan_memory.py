@@ -57,7 +57,7 @@ from xdsl.dialects import builtin
 from xdsl.dialects.builtin import IntegerAttr, i64
 from xdsl.passes import ModulePass
 
-from memopt.diagnostics import MemoptError, locate
+from memopt.diagnostics import MemoptError, where
 from memopt.passes.lifetime import (
     CONTROL_FLOW_MODES, FunctionLifetimes, analyze_function, if_spans, planned_functions,
 )
@@ -194,9 +194,7 @@ class PlanMemoryPass(ModulePass):
             return []
         lt = analyze_upstream(f)
         for alloc, why in lt.remarks:
-            loc = locate(alloc)
-            where = f"{loc[0]}:{loc[1]}: " if loc else ""
-            sys.stderr.write(f"remark: {where}'{alloc.name}' in '@{f.sym_name.data}' {why}\n")
+            sys.stderr.write(f"plan-memory: remark: {where(alloc)}'{alloc.name}' in '@{f.sym_name.data}' {why}\n")
         problem = lt.problem
         solution = self._strategy().plan(problem)
         try:

@@ -14,7 +14,7 @@
 // CSV-NEXT: w,3,12,64,0
 // CSV-NEXT: t,6,9,64,64
 // CSV-NEXT: u,12,16,64,0
-// REMARK: remark: {{[0-9]+}}:{{[0-9]+}}: 'memref.alloc' in '@main' not planned: it is carried into 'scf.for'
+// REMARK: plan-memory: remark: {{.*}}:{{[0-9]+}}:{{[0-9]+}}: 'memref.alloc' in '@main' not planned: it is carried into 'scf.for'
 
 func.func private @k(memref<16xf32>, memref<16xf32>)
 func.func @main(%x: memref<16xf32>, %y: memref<16xf32>, %c: i1) {

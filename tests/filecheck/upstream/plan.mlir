@@ -18,7 +18,7 @@
 // CHECK-NEXT:   memref.dealloc %d : memref<?xf32>
 // CHECK-NEXT:   memref.dealloc %arena : memref<16384xi8>
 // CHECK-NEXT:   func.return
-// REMARK: remark: 37:3: 'memref.alloc' in '@main' not planned: it has a dynamic shape
+// REMARK: plan-memory: remark: {{.*}}:37:3: 'memref.alloc' in '@main' not planned: it has a dynamic shape
 
 func.func private @conv(memref<1x8x16x16xf32>, memref<1x8x16x16xf32>)
 func.func private @relu(memref<1x8x16x16xf32>, memref<1x8x16x16xf32>)
