@@ -63,8 +63,7 @@ from memopt.passes.lifetime import (
 )
 from memopt.passes.options import option
 from memopt.passes.plan_io import write_plan
-from memopt.passes.upstream_lifetime import analyze_upstream, is_upstream
-from memopt.passes.upstream_plan import ARENA_MODES, ARENA_SIZE_ATTR, write_upstream_plan
+from memopt.passes.upstream_attrs import ARENA_MODES, ARENA_SIZE_ATTR, is_upstream
 from memopt.planning import (
     PlanningError, Solution, Strategy, lower_bound, lower_bound_inplace, make_strategy, strategy_names, validate,
 )
@@ -192,6 +191,9 @@ class PlanMemoryPass(ModulePass):
         A function planned before (``memopt.arena_size``) is left as it is: planning is idempotent."""
         if ARENA_SIZE_ATTR in f.attributes:
             return []
+        from memopt.passes.upstream_lifetime import analyze_upstream
+        from memopt.passes.upstream_plan import write_upstream_plan
+
         lt = analyze_upstream(f)
         for alloc, why in lt.remarks:
             sys.stderr.write(f"plan-memory: remark: {where(alloc)}'{alloc.name}' in '@{f.sym_name.data}' {why}\n")

@@ -36,6 +36,8 @@ from xdsl.ir import Block, Operation, SSAValue
 
 from memopt.planning import Buffer, Problem
 
+from .upstream_attrs import is_upstream  # noqa: F401 - re-exported
+
 ALLOCS = (memref.AllocOp, memref.AllocaOp)
 BRANCHING = (scf.IfOp, scf.IndexSwitchOp)
 """Ops whose regions are alternatives (exactly one runs): ``scf.if``, ``scf.index_switch``."""
@@ -51,17 +53,6 @@ class UpstreamLifetimes:
     """The planned alloc of each buffer, in problem order."""
     remarks: list[tuple[Operation, str]] = field(default_factory=list)
     """Allocs left unplanned, and why (reported by the pass, one line each)."""
-
-
-def is_upstream(f: func.FuncOp) -> bool:
-    """True when ``f`` is a bufferized upstream function: memref arguments or ops, and no
-    memopt dialect op."""
-    has_memref = any(isinstance(t, MemRefType) for t in f.function_type.inputs.data)
-    for op in f.body.walk():
-        if op.name.startswith("memopt."):
-            return False
-        has_memref = has_memref or op.name.startswith("memref.")
-    return has_memref
 
 
 def element_bytes(t: MemRefType) -> int | None:

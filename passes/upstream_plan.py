@@ -21,13 +21,9 @@ from memopt.planning import Solution
 
 from .upstream_lifetime import UpstreamLifetimes
 
-ARENA_SIZE_ATTR = "memopt.arena_size"
-LOWER_BOUND_ATTR = "memopt.lower_bound"
-STRATEGY_ATTR = "memopt.strategy"
-ARENA_ATTR = "memopt.arena"
-ARENA_ARG_ATTR = "memopt.arena_arg"
-"""With ``arena=arg``: the index of the function argument that is the arena (caller-provided)."""
-ARENA_MODES = ("alloc", "arg")
+from .upstream_attrs import (  # noqa: F401 - re-exported
+    ARENA_ARG_ATTR, ARENA_ATTR, ARENA_MODES, ARENA_SIZE_ATTR, LOWER_BOUND_ATTR, STRATEGY_ATTR,
+)
 
 
 def arena_value(f: func.FuncOp):

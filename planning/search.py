@@ -40,6 +40,15 @@ Plan of work (every step keeps the best valid plan found so far, so stopping any
    that is exhausted without hitting its node limit proves that cap infeasible and raises the
    lower bound.
 
+   **CP-SAT beside it** (``cpsat.py``, when OR-Tools is installed): from the round whose node
+   limit is worth half a second on, every partition still open also goes to OR-Tools' CP-SAT
+   (``NoOverlap2D`` + ``Cumulative``) in a background thread, with a deterministic limit worth the
+   wall time of the round's branch-and-bound runs. The two fail on different instances
+   (measured: the branch and bound thrashes where greedy orders are >25 % over, CP-SAT on A–E's
+   equal-height sections), and together they fit what neither fits alone. The rule for which
+   answer counts is fixed — the branch and bound's when it has one, else CP-SAT's — so the
+   result does not depend on which thread finished first.
+
 2. **Hill climbing over the placement order** with the remaining budget (Arm Vela's
    ``HillClimb`` allocator, TelaMalloc-style order search): starting from the best order known, a buffer that reaches
    the peak (or a random one) is moved earlier in the order, :func:`first_fit` re-plans it, and
@@ -79,6 +88,7 @@ from typing import Sequence
 
 import numpy as np
 
+from . import cpsat
 from .bounds import lower_bound
 from .firstfit import first_fit
 from .problem import Problem, Solution, exclusive
@@ -87,6 +97,10 @@ from .validate import find_conflicts
 
 NODES_PER_SECOND = 6_000
 """Work units the budget buys per second (a conservative estimate of this code's speed)."""
+
+CPSAT_MIN_NODES = 3_000
+"""Rounds whose node limit is below this (half a second) skip CP-SAT: its model building and
+presolve would dominate such a short run."""
 
 _OK, _FAIL, _ABORT = 0, 1, 2
 _BIG = 1 << 62
@@ -198,6 +212,7 @@ class _Structure:
         np.add.at(cuts, hi[span] - 1, -1)
         self.cuts = np.cumsum(cuts)[:-1]
         self.width = [ends[k] - starts[k] for k in range(m)]
+        self.start, self.end = starts, ends
         sec_total_max = [int(self.total[sec_lo[k]:sec_hi[k]].max()) for k in range(m)]
         self.sec_total_max = sec_total_max
         # Section membership, flattened for np.minimum.reduceat. Every section also lists the
@@ -550,6 +565,25 @@ def climb(problem: Problem, offsets: Sequence[int], target: int, evaluations: in
     return (list(offs), h) if h < h0 else (list(offsets), h0)
 
 
+def exact_polish(problem: Problem, offsets: Sequence[int], nodes: int) -> tuple[list[int], int]:
+    """A short branch and bound below a plan: at most ``nodes`` nodes of the binary search over
+    heights between the lower bound and the plan's (no CP-SAT: its start-up alone would exceed
+    such a budget). What ``best`` runs on small problems instead of the hill climb: measured on
+    minimalloc's suite and 20 held-out instances of its statistics it takes the portfolio from
+    16 % to about 5 % over the best known in about 0.4 s each. Counted work only (the clock is
+    never consulted), so the result depends on the inputs alone. Returns ``(offsets, height)``,
+    never higher than the input plan.
+    """
+    h0 = _height(problem, offsets)
+    if not len(problem) or nodes <= 0:
+        return list(offsets), h0
+    strategy = SearchStrategy(nodes=nodes)
+    res = strategy._branch_and_bound(problem, h0, lower_bound(problem), _Work(nodes, float("inf")), None)
+    if res is not None and res[1] < h0 and not find_conflicts(problem, res[0]):
+        return list(res[0]), res[1]
+    return list(offsets), h0
+
+
 # --------------------------------------------------------------------------------------------
 # The strategy
 # --------------------------------------------------------------------------------------------
@@ -624,7 +658,7 @@ class SearchStrategy(Strategy):
                 self.stats.get("proven_lb", -1) >= min(best_h, res[1] if res else best_h))
             # Planners are never trusted: a plan that fails the validator is dropped.
             if res is not None and res[1] < best_h and not find_conflicts(problem, res[0]):
-                best_offsets, best_h, source = res[0], res[1], "branch-and-bound"
+                best_offsets, best_h, source = res[0], res[1], self.stats.get("exact", "branch-and-bound")
         if not portfolio_done and best_h > target and not proven:
             run_portfolio()
         if n and best_h > target and work.left > 0 and not proven:
@@ -663,12 +697,15 @@ class SearchStrategy(Strategy):
             rng = random.Random(self.seed * 1_000_003 + rounds)
             runs = [(r, limit) for r in ranks] + [
                 (_perturb(r, rng), max(64, limit // 4)) for r in ranks]
+            # CP-SAT, the exact backend (``cpsat.py``), runs beside them in a thread.
+            with_cpsat = cpsat.available() and limit >= CPSAT_MIN_NODES
             if open_capacity:
                 cap = max(capacity, proven_lo)
                 if cap < best_h:
-                    status, sol = self._try_cap(st, cap, runs, work, cache)
+                    status, sol = self._try_cap(st, cap, runs, work, cache, with_cpsat)
                     if status == _OK:
                         found = self._offsets(problem, st, sol)
+                        self.stats["exact"] = "+".join(sorted(set(cache.by)))
                         return found
                     if status == _FAIL:
                         proven_lo = cap + 1
@@ -683,7 +720,7 @@ class SearchStrategy(Strategy):
             while lo <= hi and work.left > 0 and probes != 0:
                 probes -= 1
                 cap = lo if lo == proven_lo and not open_capacity else (lo + hi) // 2
-                status, sol = self._try_cap(st, cap, runs, work, cache)
+                status, sol = self._try_cap(st, cap, runs, work, cache, with_cpsat and not open_capacity)
                 if status == _OK:
                     found = self._offsets(problem, st, sol)
                     best_h = found[1]
@@ -695,6 +732,7 @@ class SearchStrategy(Strategy):
             if best_h <= proven_lo:
                 break
         self.stats["proven_lb"] = proven_lo
+        self.stats["exact"] = "+".join(sorted(set(cache.by)))
         return found
 
     @staticmethod
@@ -706,7 +744,7 @@ class SearchStrategy(Strategy):
 
     @staticmethod
     def _try_cap(st: _Structure, cap: int, runs: list[tuple[list[int], int]], work: _Work,
-                 cache: "_PartCache") -> tuple[int, list[int] | None]:
+                 cache: "_PartCache", with_cpsat: bool = False) -> tuple[int, list[int] | None]:
         """Fit every independent partition under ``cap``, each with its own preorder.
 
         ``runs`` are (preorder, node limit) pairs, tried in turn. Partitions are independent,
@@ -722,27 +760,58 @@ class SearchStrategy(Strategy):
             hit = cache.solved[pi]
             if hit is None or hit[0] > cap:
                 hit = None
-                for rank, limit in runs:
-                    if work.left <= 0:
-                        return _ABORT, None
-                    sub = _Work(min(limit, work.left), work.deadline)
-                    bb = _BranchAndBound(st, cap, rank, sub)
-                    part_status = bb.run_part(members, a, z)
-                    work.charge(sub.used)
-                    if part_status == _OK:
-                        offs = [bb.solution[k] for k in members]
-                        hit = (max(o + st.size[k] for k, o in zip(members, offs)), offs)
-                        cache.solved[pi] = hit
-                        break
-                    if part_status == _FAIL:
-                        cache.infeasible[pi] = max(cache.infeasible[pi], cap)
-                        return _FAIL, None
+                exact = _cpsat_start(st, members, cap, runs, work) if with_cpsat else None
+                try:
+                    for rank, limit in runs:
+                        if work.left <= 0:
+                            return _ABORT, None
+                        sub = _Work(min(limit, work.left), work.deadline)
+                        bb = _BranchAndBound(st, cap, rank, sub)
+                        part_status = bb.run_part(members, a, z)
+                        work.charge(sub.used)
+                        if part_status == _OK:
+                            offs = [bb.solution[k] for k in members]
+                            hit = (max(o + st.size[k] for k, o in zip(members, offs)), offs)
+                            cache.solved[pi] = hit
+                            cache.by[pi] = "branch-and-bound"
+                            break
+                        if part_status == _FAIL:
+                            cache.infeasible[pi] = max(cache.infeasible[pi], cap)
+                            return _FAIL, None
+                    if hit is None and exact is not None:
+                        res = exact.join()
+                        if res.status == cpsat.FIT:
+                            offs = list(res.offsets)
+                            hit = (max(o + st.size[k] for k, o in zip(members, offs)), offs)
+                            cache.solved[pi] = hit
+                            cache.by[pi] = "cp-sat"
+                        elif res.status == cpsat.INFEASIBLE:  # the model is exact, even with branches
+                            cache.infeasible[pi] = max(cache.infeasible[pi], cap)
+                            return _FAIL, None
+                finally:
+                    if exact is not None:
+                        exact.stop()
             if hit is None:
                 status = _ABORT  # keep going: the other partitions may still fit (and be cached)
                 continue
             for k, o in zip(members, hit[1]):
                 sol[k] = o
         return status, (sol if status == _OK else None)
+
+
+def _cpsat_start(st: _Structure, members: list[int], cap: int,
+                 runs: list[tuple[list[int], int]], work: _Work) -> "cpsat.Background":
+    """CP-SAT on a partition in a background thread, next to this round's branch-and-bound
+    runs; its deterministic limit is worth the wall time those runs are allowed."""
+    local = {k: i for i, k in enumerate(members)}
+    neighbours = None
+    if st.control_flow:
+        neighbours = [[local[u] for u in st.nbrs[k] if u in local] for k in members]
+    nodes = min(sum(limit for _, limit in runs), work.left)
+    det = nodes / NODES_PER_SECOND * cpsat.DET_PER_SECOND
+    return cpsat.Background([st.size[k] for k in members], [st.start[k] for k in members],
+                            [st.end[k] for k in members], [st.align[k] for k in members], cap, det,
+                            max(0.0, work.deadline - time.perf_counter()), neighbours)
 
 
 def _perturb(rank: list[int], rng: random.Random, sigma: float = 3.0) -> list[int]:
@@ -761,6 +830,7 @@ class _PartCache:
     def __init__(self, st: _Structure) -> None:
         self.parts = st.partitions()
         self.solved: list[tuple[int, list[int]] | None] = [None] * len(self.parts)
+        self.by = ["branch-and-bound"] * len(self.parts)  # which method solved each partition
         self.infeasible = [-1] * len(self.parts)
 
 

@@ -257,7 +257,7 @@ def _arg_parser() -> ArgParser:
 
 def _run(argv: Sequence[str], state: dict[str, str]) -> int:
     from memopt.diagnostics import MemoptError, read_source, verify_located
-    from xdsl.printer import Printer
+    from memopt.printer import MemoPrinter
     from xdsl.utils.exceptions import DiagnosticException
 
     pass_names = list(_available_passes())
@@ -308,7 +308,7 @@ def _run(argv: Sequence[str], state: dict[str, str]) -> int:
 
     # ---- print
     out = io.StringIO()
-    printer = Printer(stream=out, print_generic_format=args.print_op_generic)
+    printer = MemoPrinter(stream=out, print_generic_format=args.print_op_generic)
     printer.print_op(module)
     printer.print_metadata(ctx.loaded_dialects)
     out.write("\n")

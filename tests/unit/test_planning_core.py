@@ -134,7 +134,8 @@ def test_every_strategy_plan_validates_and_respects_bounds(rows):
     assert unpolished.height == min(heights[n] for n in portfolio)
     assert heights["best"] <= unpolished.height
     if heights["best"] < unpolished.height:
-        assert make_strategy("best").plan(p).strategy == unpolished.strategy + "+climb"
+        assert make_strategy("best").plan(p).strategy in (unpolished.strategy + "+climb",
+                                                          unpolished.strategy + "+exact")
         assert unpolished.height > lower_bound_inplace(p)
     assert lower_bound(p) <= max_live(p)
 
@@ -161,8 +162,24 @@ def test_best_polishes_plans_the_portfolio_leaves_above_the_bound(n, seed):
     validate(p, sol)
     assert plain.height > lower_bound_inplace(p)
     assert lower_bound_inplace(p) <= sol.height < plain.height
-    assert sol.strategy == plain.strategy + "+climb"
+    assert sol.strategy in (plain.strategy + "+climb", plain.strategy + "+exact")
     assert make_strategy("best").plan(p) == sol  # deterministic
+
+
+def test_best_polishes_small_problems_exactly_and_large_ones_by_climbing():
+    from memopt.planning.synthetic import packed
+    from memopt.planning.strategies import EXACT_MAX
+
+    small, _ = packed(31)  # a challenging-suite-like instance: greedy is far above the bound
+    plain = make_strategy("best", polish=False).plan(small)
+    sol = make_strategy("best").plan(small)
+    validate(small, sol)
+    assert sol.strategy == plain.strategy + "+exact" and sol.height < plain.height
+    big = nn_like(EXACT_MAX + 200, seed=2)
+    plain = make_strategy("best", polish=False).plan(big)
+    sol = make_strategy("best").plan(big)
+    assert not sol.strategy.endswith("+exact")
+    assert sol.height <= plain.height
 
 
 def test_polish_budget_follows_first_fit_work():

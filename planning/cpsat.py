@@ -1,0 +1,157 @@
+"""An exact packing backend: OR-Tools' CP-SAT solver deciding whether buffers fit under a height.
+
+Why a second exact method next to the MiniMalloc-style branch and bound (``search.py``): the two
+fail on different instances. Measured on minimalloc's challenging suite and on 20 generated
+instances of its statistics (``synthetic.packed``, seeds 9101-9120, capacity 2^20): the branch
+and bound fits A-F and 16 of the 20 within 60 s, CP-SAT fits 2 of A-F and 15 of the 20 within
+20 s, and together they fit 25 of 26 — CP-SAT's energetic reasoning in ``NoOverlap2D`` finds the
+packings whose greedy-guided orders thrash, the branch and bound's canonical placements those
+whose many equal-height sections CP-SAT's propagation cannot see through. ``search`` therefore
+runs CP-SAT as one more run of every round, next to its preorders.
+
+The model is the textbook one (MiniMalloc's paper uses it as its baseline): one offset variable
+per buffer in units of the gcd of the sizes, alignments and cap; a fixed time interval and a
+variable memory interval per buffer; ``NoOverlap2D`` over them plus the redundant ``Cumulative``
+over time (every cross section's bytes fit under the cap). With branch paths (exclusive buffers
+share addresses) only the neighbours of the interference graph get pairwise ``NoOverlap``.
+
+Determinism: one worker, limited by CP-SAT's deterministic time (a count of its own work, not
+the clock), so a run gives the same answer on every machine that finishes that work before the
+wall-clock hard stop. OR-Tools is optional: without it :func:`available` is False and the search
+runs its branch and bound alone.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from functools import reduce
+from typing import Sequence
+
+FIT, INFEASIBLE, UNKNOWN = "fit", "infeasible", "unknown"
+
+DET_PER_SECOND = 0.03
+"""CP-SAT deterministic-time units done per wall second by one worker on these packing models
+(measured 0.02-0.06 on the challenging suite: ``NoOverlap2D`` propagation is cheap in its
+accounting), used to turn a time share into a deterministic limit."""
+
+
+@lru_cache(maxsize=None)
+def available() -> bool:
+    """True when OR-Tools is installed (looked up without importing it: importing it costs
+    about half a second, which every ``memopt-opt`` run would otherwise pay)."""
+    try:
+        return importlib.util.find_spec("ortools.sat.python.cp_model") is not None
+    except ImportError:  # no `ortools` package at all
+        return False
+
+
+@dataclass(frozen=True)
+class Fit:
+    """Outcome of one CP-SAT run: ``status`` is FIT (``offsets`` set), INFEASIBLE (proven) or
+    UNKNOWN (limit reached); ``work`` is the deterministic time it used."""
+
+    status: str
+    offsets: tuple[int, ...] | None
+    work: float
+
+
+def fit(sizes: Sequence[int], starts: Sequence[int], ends: Sequence[int], aligns: Sequence[int],
+        cap: int, det_limit: float, seconds: float,
+        neighbours: Sequence[Sequence[int]] | None = None, on_solver=None) -> Fit:
+    """Decide whether the buffers (half-open lifetimes ``[start, end)``) fit under ``cap``.
+
+    ``neighbours`` (index lists) replaces the time-overlap test when buffers in exclusive
+    branches may share memory; ``det_limit`` bounds the work, ``seconds`` is a hard stop.
+    """
+    from ortools.sat.python import cp_model
+
+    n = len(sizes)
+    if n == 0:
+        return Fit(FIT, (), 0.0)
+    if any(s > cap for s in sizes):
+        return Fit(INFEASIBLE, None, 0.0)
+    g = reduce(math.gcd, [*sizes, *aligns, cap])
+    model = cp_model.CpModel()
+    offsets, ys, xs = [], [], []
+    for i in range(n):
+        step = max(1, aligns[i]) // g
+        slot = model.NewIntVar(0, (cap - sizes[i]) // g // step, f"slot{i}")
+        start = slot * step if step > 1 else slot
+        offsets.append((slot, step))
+        ys.append(model.NewFixedSizeIntervalVar(start, sizes[i] // g, f"mem{i}"))
+        xs.append(model.NewFixedSizeIntervalVar(starts[i], ends[i] - starts[i], f"time{i}"))
+    if neighbours is None:
+        model.AddNoOverlap2D(xs, ys)
+        model.AddCumulative(xs, [s // g for s in sizes], cap // g)
+    else:
+        for i, ns in enumerate(neighbours):
+            for j in ns:
+                if i < j:
+                    model.AddNoOverlap([ys[i], ys[j]])
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = 1
+    solver.parameters.random_seed = 0
+    solver.parameters.max_deterministic_time = max(det_limit, 1e-3)
+    solver.parameters.max_time_in_seconds = max(seconds, 1e-3)
+    stopped = on_solver(solver) if on_solver is not None else None
+    if stopped is not None and stopped.is_set():
+        return Fit(UNKNOWN, None, 0.0)  # lets another thread stop the search
+    status = solver.Solve(model)
+    work = float(solver.deterministic_time)
+    if stopped is not None and stopped.is_set():
+        return Fit(UNKNOWN, None, work)
+    if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        offs = tuple(int(solver.Value(slot)) * step * g for slot, step in offsets)
+        return Fit(FIT, offs, work)
+    if status == cp_model.INFEASIBLE:
+        return Fit(INFEASIBLE, None, work)
+    return Fit(UNKNOWN, None, work)
+
+
+class Background:
+    """A :func:`fit` running in a thread next to the caller's own search (CP-SAT releases the
+    GIL, so on two cores both run at full speed). The caller decides by a fixed rule which
+    answer it uses — its own when it has one, else this one after :meth:`join` — so the
+    outcome does not depend on which finished first; :meth:`stop` ends a run whose answer is
+    no longer needed."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        import threading
+
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._solver = None
+        self._result: Fit | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, args=args, kwargs=kwargs, daemon=True,
+                                        name="memopt-cpsat")
+        self._thread.start()
+
+    def _attach(self, solver):
+        with self._lock:
+            self._solver = solver
+        return self._stop
+
+    def _run(self, *args, **kwargs) -> None:
+        try:
+            self._result = fit(*args, on_solver=self._attach, **kwargs)
+        except BaseException as e:  # noqa: BLE001 - handed to join()
+            self._error = e
+
+    def stop(self) -> None:
+        self._stop.set()
+        # A stop that lands before the solver has started its search is lost: repeat it.
+        while self._thread.is_alive():
+            with self._lock:
+                if self._solver is not None:
+                    self._solver.StopSearch()
+            self._thread.join(0.01)
+
+    def join(self) -> Fit:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._result if self._result is not None else Fit(UNKNOWN, None, 0.0)
