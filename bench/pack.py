@@ -6,9 +6,10 @@ strategy and of ``best``, height/LB, and the seconds each took (all measured sid
 run). Then it plans synthetic problems of 1k / 10k / 100k buffers of two shapes — ``nn_like``
 (short lifetimes, a few live at once) and ``dense`` (about 150 live at once) — with
 ``large-first`` and the default ``best``, and prints the live-set size, seconds and the growth
-ratio against n log n.
+ratio against n log n; then training-like traces of 5k / 10k / 30k buffers (``training``: nested
+long lifetimes, thousands live at once).
 
-    python bench/pack.py [--data bench/data] [--skip-scaling] [--sizes 1000,10000,100000]
+    python bench/pack.py [--data bench/data] [--skip-scaling] [--sizes 1000,10000,100000] [--training-sizes 5000,10000,30000]
 
 Every plan is validated before its height is reported.
 """
@@ -23,7 +24,7 @@ import time
 
 from memopt.planning import lower_bound, make_strategy, strategy_names, validate
 from memopt.planning.csvio import read_problem
-from memopt.planning.synthetic import dense, nn_like
+from memopt.planning.synthetic import dense, nn_like, training
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 
@@ -66,14 +67,16 @@ def live_count(problem) -> float:
     return float(live.mean())
 
 
-def scaling(sizes: list[int]) -> None:
-    """``large-first`` and the default ``best`` on both synthetic shapes: ``nn_like`` (lifetimes
-    of a few ops, a handful live at once) and ``dense`` (lifetimes ~300 steps, ~150 live)."""
+def scaling(sizes: list[int], training_sizes: list[int]) -> None:
+    """``large-first`` and the default ``best`` on the synthetic shapes: ``nn_like`` (lifetimes
+    of a few ops, a handful live at once), ``dense`` (lifetimes ~300 steps, ~150 live) and
+    ``training`` (a forward/backward step: nested long lifetimes, a third of the buffers live)."""
     print()
     print(f"{'problem':<10}{'n':>8}{'live':>7}{'large-first s':>15}{'best s':>8}{'best':>18}{'validate s':>12}"
           f"{'height/LB':>11}{'s / (n log2 n) x1e6':>22}")
-    for gen_name, gen in (("nn_like", nn_like), ("dense", dense)):
-        for n in sizes:
+    shapes = (("nn_like", nn_like, sizes), ("dense", dense, sizes), ("training", training, training_sizes))
+    for gen_name, gen, ns in shapes:
+        for n in ns:
             problem = gen(n, seed=1)
             t0 = time.perf_counter()
             sol = make_strategy("large-first").plan(problem)
@@ -93,12 +96,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default=str(REPO / "bench" / "data"), help="folder of <suite>/<trace>.csv files")
     ap.add_argument("--skip-scaling", action="store_true")
-    ap.add_argument("--sizes", default="1000,10000,100000")
+    ap.add_argument("--sizes", default="1000,10000,100000", help="nn_like and dense sizes")
+    ap.add_argument("--training-sizes", default="5000,10000,30000", help="training-trace sizes")
     args = ap.parse_args()
     names = [n for n in strategy_names() if n not in ("search",)]
     csv_table(pathlib.Path(args.data), names)
     if not args.skip_scaling:
-        scaling([int(s) for s in args.sizes.split(",")])
+        scaling([int(s) for s in args.sizes.split(",")], [int(s) for s in args.training_sizes.split(",")])
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ Planner annotations are plain discardable builtin attributes (see ``PLAN_ATTR``,
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
@@ -46,6 +47,7 @@ from xdsl.ir import (
     Block,
     Dialect,
     Operation,
+    OpResult,
     ParametrizedAttribute,
     Region,
     SSAValue,
@@ -530,6 +532,77 @@ class ViewOp(IRDLOperation):
         printer.print_attribute(self.result.type)
 
 
+MEMORY_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
+
+
+@irdl_op_definition
+class CopyOp(IRDLOperation):
+    """``%h = memopt.copy %t to "dram" : tensor<64xf32>`` — a whole-tensor copy between memories.
+
+    With ``to "<memory>"`` the result lives in that (off-chip) memory of the target: a *spill*,
+    the tensor's home while nothing on chip needs it. Without it the result is on chip: a
+    *reload* before a use. ``plan-memory{spill=auto}`` inserts both; every memory gets its own
+    arena, so the copy is where a tensor changes arenas, written in the IR rather than implied.
+    """
+
+    name = "memopt.copy"
+
+    input = operand_def(TensorType)
+    memory = opt_prop_def(StringAttr)
+    result = result_def(TensorType)
+
+    def __init__(self, input: SSAValue | Operation, memory: str | None = None,
+                 attributes: Mapping[str, Attribute] | None = None):
+        value = SSAValue.get(input)
+        super().__init__(
+            operands=[value], result_types=[value.type],
+            properties={"memory": StringAttr(memory)} if memory is not None else {},
+            attributes=attributes,
+        )
+
+    def verify_(self) -> None:
+        check_tensor_type(self.input.type, "copy input")
+        if self.input.type != self.result.type:
+            raise VerifyException(f"copy result type {self.result.type} differs from its input's {self.input.type}")
+        if self.memory is not None and not MEMORY_NAME.fullmatch(self.memory.data):
+            raise VerifyException(f"memory name '{self.memory.data}' is not an identifier")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> CopyOp:
+        src = parser.parse_unresolved_operand()
+        memory = None
+        if parser.parse_optional_keyword("to"):
+            memory = parser.parse_str_literal("memory name")
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        t = parser.parse_type()
+        return cls(parser.resolve_operand(src, t), memory, attrs)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.input)
+        if self.memory is not None:
+            printer.print_string(" to ")
+            printer.print_string_literal(self.memory.data)
+        _print_extra_attrs(printer, self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
+
+
+def memory_of(value: SSAValue) -> str | None:
+    """The memory a tensor value lives in: the ``to`` memory of the ``memopt.copy`` that made
+    it (views inherit their source's), None for on chip."""
+    while isinstance(value, OpResult):
+        op = value.op
+        if isinstance(op, CopyOp):
+            return op.memory.data if op.memory is not None else None
+        if isinstance(op, ViewOp):
+            value = op.source
+            continue
+        return None
+    return None
+
+
 @irdl_op_definition
 class ComputeOp(IRDLOperation):
     """``%y = memopt.compute "kind"(%a, %b) {cost = 10 : i64, inplace = array<i64: 0>}
@@ -903,12 +976,15 @@ Memopt = Dialect(
         DmaBufferOp,
         DmaStartOp,
         DmaWaitOp,
+        CopyOp,
     ],
     [TokenType, PlanAttr],
 )
 
 __all__ = [
     "ARG_OFFSETS_ATTR",
+    "CopyOp",
+    "memory_of",
     "OFFSETS_ATTR",
     "PLAN_ATTR",
     "ComputeOp",

@@ -25,7 +25,7 @@ from xdsl.ir import Block, Operation, SSAValue
 
 from memopt.diagnostics import MemoptError
 from memopt.dialects.memopt import (
-    ComputeOp, DmaBufferOp, DmaStartOp, DmaWaitOp, GetGlobalOp, GlobalOp, IfOp, LoopOp, ViewOp,
+    ComputeOp, CopyOp, DmaBufferOp, DmaStartOp, DmaWaitOp, GetGlobalOp, GlobalOp, IfOp, LoopOp, ViewOp,
     YieldOp, byte_size,
 )
 
@@ -206,6 +206,16 @@ class Interpreter:
             self.observer.on_produce(op.result, self.env[op.result])  # type: ignore[arg-type]
         elif isinstance(op, ComputeOp):
             self.exec_compute(op, op.kind.data)
+        elif isinstance(op, CopyOp):
+            # A spill (to an off-chip memory's arena) or a reload (to the on-chip arena): the
+            # bytes move, the value does not change.
+            src = self.read(op.input, op)
+            dst = self.memory.result(op, 0)
+            if np.shares_memory(dst, src):
+                src = src.copy()
+            dst[:] = src
+            self.env[op.result] = dst
+            self.observer.on_produce(op.result, dst)
         elif isinstance(op, DmaStartOp):
             self.env[op.token] = self.memory.dma_start(op, self.store[op.src.root_reference.data])
         elif isinstance(op, DmaWaitOp):

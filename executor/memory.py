@@ -31,9 +31,9 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType
 from xdsl.ir import Operation, SSAValue
 
 from memopt.diagnostics import MemoptError
-from memopt.passes.plan_io import offsets_attr
+from memopt.passes.plan_io import memory_sizes, offsets_attr
 from memopt.dialects.memopt import (
-    ARG_OFFSETS_ATTR, OFFSETS_ATTR, PLAN_ATTR, DmaBufferOp, DmaStartOp, DmaWaitOp, GetGlobalOp,
+    ARG_OFFSETS_ATTR, OFFSETS_ATTR, PLAN_ATTR, CopyOp, DmaBufferOp, DmaStartOp, DmaWaitOp, GetGlobalOp,
     PlanAttr, ViewOp, YieldOp, byte_size,
 )
 
@@ -81,6 +81,11 @@ def written_ops(f: func.FuncOp) -> list[Operation]:
     return out
 
 
+def _memory(op: Operation) -> str | None:
+    """The off-chip memory an op writes its result to (a spill copy), else None (on chip)."""
+    return op.memory.data if isinstance(op, CopyOp) and op.memory is not None else None
+
+
 def is_planned(f: func.FuncOp) -> bool:
     return isinstance(f.attributes.get(PLAN_ATTR), PlanAttr)
 
@@ -97,6 +102,8 @@ class Planned:
     offsets: dict[tuple[Operation, int], int] = field(init=False)
     arg_offsets: list[int] = field(init=False)
     dma_buffers: dict[str, np.ndarray] = field(init=False)
+    memories: dict[str, np.ndarray] = field(init=False)
+    """Off-chip arenas (``memopt.memories``): where spilled tensors live."""
 
     planned = True
 
@@ -140,21 +147,30 @@ class Planned:
             for a, off in zip(args, self.arg_offsets):
                 if isinstance(a.type, TensorType):
                     self._check(off, a, f, names)
+        sizes = memory_sizes(f)
+        self.memories = {m: np.random.default_rng(n).integers(0, 256, n, dtype=np.uint8) for m, n in sizes.items()}
         self.offsets = {}
         for op in written_ops(f):
             vals = offsets_attr(op, OFFSETS_ATTR, len(op.results))
             for k, (r, off) in enumerate(zip(op.results, vals)):
                 if isinstance(r.type, TensorType):
-                    self._check(off, r, op, names)
+                    memory = _memory(op)
+                    if memory is not None and memory not in sizes:
+                        raise MemoptError(f"memory '{memory}' has no arena size in 'memopt.memories'", op)
+                    self._check(off, r, op, names, sizes.get(memory, self.arena_size), memory)
                     self.offsets[(op, k)] = off
 
-    def _check(self, off: int, value: SSAValue, op: Operation, names: "ValueNames") -> None:
+    def _check(self, off: int, value: SSAValue, op: Operation, names: "ValueNames", size: int | None = None,
+               memory: str | None = None) -> None:
         n = byte_size(value.type)  # type: ignore[arg-type]
+        size = self.arena_size if size is None else size
         if off < 0:
             raise MemoptError(f"tensor '{names.of(value)}' has no arena offset ({off}) in a planned function", op)
-        if off + n > self.arena_size:
+        if off + n > size:
+            where = f"memory '{memory}'" if memory else "the arena"
             raise MemoptError(
-                f"tensor '{names.of(value)}' at [{off}, {off + n}) exceeds the arena size {self.arena_size}", op
+                f"tensor '{names.of(value)}' at [{off}, {off + n}) exceeds the size of {where} ({size})"
+                if memory else f"tensor '{names.of(value)}' at [{off}, {off + n}) exceeds the arena size {size}", op
             )
 
     def arg(self, index: int, value: SSAValue) -> np.ndarray:
@@ -163,7 +179,9 @@ class Planned:
 
     def result(self, op: Operation, k: int) -> np.ndarray:
         off = self.offsets[(op, k)]
-        return self.arena[off : off + byte_size(op.results[k].type)]  # type: ignore[arg-type]
+        memory = _memory(op)
+        arena = self.arena if memory is None else self.memories[memory]
+        return arena[off : off + byte_size(op.results[k].type)]  # type: ignore[arg-type]
 
     def dma_start(self, op: DmaStartOp, data: np.ndarray) -> Transfer:
         buf = self.dma_buffers.get(op.dst.root_reference.data)

@@ -87,7 +87,7 @@ from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 
 from memopt.diagnostics import MemoptError
 from memopt.dialects.memopt import (
-    ComputeOp, DmaStartOp, DmaWaitOp, GetGlobalOp, IfOp, LoopOp, ViewOp, byte_size,
+    ComputeOp, CopyOp, DmaStartOp, DmaWaitOp, GetGlobalOp, IfOp, LoopOp, ViewOp, byte_size, memory_of,
 )
 from memopt.planning import Buffer, Overwrite, Path, Problem, PlanningError, align_up
 from memopt.planning.control_flow import IfSpan
@@ -265,6 +265,8 @@ class FunctionLifetimes:
     """Arena-resident value → (buffer index, byte offset inside that buffer)."""
     owner: list[SSAValue]
     """The value that defines each buffer (for names, attributes and diagnostics)."""
+    memory: str | None = None
+    """The memory whose arena this problem is: None on chip, else an off-chip memory's name."""
 
     def value_offset(self, value: SSAValue, buffer_offsets) -> int | None:
         """Arena offset of a value given the buffers' offsets, or None when off-arena."""
@@ -296,9 +298,12 @@ def value_names(values: list[SSAValue]) -> list[str]:
 
 
 def analyze_function(
-    f: func.FuncOp, *, mode: str = "serial", inplace: bool = True, alignment: int = 1
+    f: func.FuncOp, *, mode: str = "serial", inplace: bool = True, alignment: int = 1,
+    memory: str | None = None,
 ) -> FunctionLifetimes:
-    """Build the planning problem of ``f`` (see module docstring)."""
+    """Build the planning problem of ``f`` (see module docstring) for one memory: on chip
+    (``memory=None``, every tensor but weights and spilled homes), or the off-chip memory named
+    ``memory`` (the results of ``memopt.copy ... to "<memory>"`` and views of them)."""
     if not f.body.blocks:
         raise MemoptError("cannot plan a function declaration without a body", f)
     body = f.body.blocks[0]
@@ -330,7 +335,7 @@ def analyze_function(
         path.append(block_path)
 
     for arg in body.args:
-        if isinstance(arg.type, TensorType):
+        if isinstance(arg.type, TensorType) and memory is None:
             new_buffer(arg, 0, ())
 
     for op in body.walk():
@@ -338,6 +343,11 @@ def analyze_function(
             continue
         block = op.parent_block()
         bpath = num.path.get(block, ())
+        if isinstance(op, CopyOp) and memory_of(op.result) != memory:
+            offchip.add(op.result)  # another memory's tensor: not in this arena
+            continue
+        if memory is not None and not isinstance(op, (CopyOp, ViewOp)):
+            continue  # an off-chip memory holds copies (and views of them) only
         if isinstance(op, GetGlobalOp):
             offchip.add(op.result)
             continue
@@ -446,7 +456,7 @@ def analyze_function(
         problem = Problem.of(buffers, overwrites)
     except PlanningError as e:
         raise MemoptError(str(e), f) from None
-    return FunctionLifetimes(f, problem, num, storage_of, owner)
+    return FunctionLifetimes(f, problem, num, storage_of, owner, memory)
 
 
 def numbering_of_plan(strategy: str) -> str:

@@ -9,15 +9,20 @@ the lower bound and the strategy that produced it.
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import DenseArrayBase, StringAttr, i64
+from xdsl.dialects.builtin import DenseArrayBase, DictionaryAttr, IntegerAttr, StringAttr, i64
 from xdsl.ir import Operation
 
 from memopt.diagnostics import MemoptError
-from memopt.dialects.memopt import ARG_OFFSETS_ATTR, OFFSETS_ATTR, PLAN_ATTR, PlanAttr
+from memopt.dialects.memopt import ARG_OFFSETS_ATTR, OFFSETS_ATTR, PLAN_ATTR, PlanAttr, memory_of
 from memopt.passes.lifetime import NUMBERING_ATTR, FunctionLifetimes, numbering_of_plan
 from memopt.planning import Solution
 
 NO_OFFSET = -1
+
+MEMORIES_ATTR = "memopt.memories"
+"""On a function with spilled tensors: ``{dram = N : i64, ...}``, the arena size of every
+off-chip memory (the on-chip arena's is in ``memopt.plan``); each ``memopt.copy ... to "m"``
+carries its offset in memory ``m``'s arena in ``memopt.offsets``."""
 
 
 def offsets_attr(op: Operation, name: str, n: int) -> list[int]:
@@ -40,9 +45,33 @@ def _ops_with_arena_results(lt: FunctionLifetimes) -> list[Operation]:
     return ops
 
 
+def write_memory_plan(lt: FunctionLifetimes, solution: Solution) -> None:
+    """Attach an off-chip memory's plan (``lt.memory``): offsets on its copies, its arena size
+    in ``memopt.memories``."""
+    assert lt.memory is not None
+    for op in _ops_with_arena_results(lt):
+        vals = [lt.value_offset(r, solution.offsets) for r in op.results]
+        op.attributes[OFFSETS_ATTR] = DenseArrayBase.from_list(i64, [NO_OFFSET if v is None else v for v in vals])
+    sizes = dict(memory_sizes(lt.func))
+    sizes[lt.memory] = solution.height
+    lt.func.attributes[MEMORIES_ATTR] = DictionaryAttr({k: IntegerAttr(v, i64) for k, v in sorted(sizes.items())})
+
+
+def memory_sizes(f) -> dict[str, int]:
+    """``memopt.memories`` of ``f``: off-chip memory name → arena size (empty without spills)."""
+    attr = f.attributes.get(MEMORIES_ATTR)
+    if attr is None:
+        return {}
+    if not isinstance(attr, DictionaryAttr) or not all(isinstance(v, IntegerAttr) for v in attr.data.values()):
+        raise MemoptError(f"'{MEMORIES_ATTR}' must be a dictionary of integer arena sizes", f)
+    return {k: int(v.value.data) for k, v in attr.data.items()}
+
+
 def write_plan(lt: FunctionLifetimes, solution: Solution, lower_bound: int) -> None:
     """Attach ``solution`` (offsets per buffer of ``lt.problem``) to the function's IR."""
     offsets = solution.offsets
+    if MEMORIES_ATTR in lt.func.attributes:
+        del lt.func.attributes[MEMORIES_ATTR]
     for op in lt.func.body.walk():
         if OFFSETS_ATTR in op.attributes:
             del op.attributes[OFFSETS_ATTR]
@@ -100,9 +129,16 @@ def read_plan(lt: FunctionLifetimes) -> tuple[list[int], int, PlanAttr]:
     # Offsets on ops without arena results are not harmless noise: a reader would trust them.
     for op in lt.func.body.walk():
         if OFFSETS_ATTR in op.attributes and not any(r in lt.storage_of for r in op.results):
+            if any(memory_of(r) != lt.memory for r in op.results):
+                continue  # another memory's tensor: its offset is in that memory's arena
             for r, off in zip(op.results, offsets_attr(op, OFFSETS_ATTR, len(op.results))):
                 record(r, off, op)
     missing = [i for i, o in enumerate(buffer_offset) if o is None]
     if missing:
         raise MemoptError(f"no offset recorded for buffer '{lt.problem.buffers[missing[0]].id}'", f)
+    if lt.memory is not None:
+        sizes = memory_sizes(f)
+        if lt.memory not in sizes:
+            raise MemoptError(f"memory '{lt.memory}' has no arena size in '{MEMORIES_ATTR}'", f)
+        return [int(o) for o in buffer_offset], sizes[lt.memory], plan
     return [int(o) for o in buffer_offset], plan.arena_size.data, plan

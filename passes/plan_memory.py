@@ -171,6 +171,13 @@ class PlanMemoryPass(ModulePass):
                                             values="number >= 0 | auto (search 1..32)")
     num_groups: int = option(1, "nnvm only: parallel colour groups whose freed blocks are not shared",
                              values="integer >= 1")
+    spill: str = option("off", "when the arena exceeds capacity: fail (off), or move tensors off chip / "
+                        "recompute them as policy says until it fits (auto)", choices=("off", "auto"))
+    policy: str = option("auto", "with spill=auto, how to fit: spill (copy tensors to off-chip memory and "
+                         "back), remat (recompute them), auto (the lowest modelled time of both and mixes)",
+                         choices=("spill", "remat", "auto"))
+    target: str | None = option(None, "target description for spill costs and memory names (see docs/dma.md)",
+                                values='path (quote it in -p pipelines: target="npu.target")')
     arena: str = option("alloc", "upstream IR only: the arena is a memref.alloc in the function (alloc) or a new "
                         "trailing argument the caller provides, sized by memopt.arena_size (arg)",
                         choices=ARENA_MODES)
@@ -185,6 +192,57 @@ class PlanMemoryPass(ModulePass):
         return make_strategy(self.strategy, **strategy_options(
             self.strategy, budget=self.budget, match_range=self.match_range, num_groups=self.num_groups
         ))
+
+    def _target(self):
+        from memopt.planning.latency import LatencyError, load_target
+
+        try:
+            return load_target(self.target)
+        except LatencyError as e:
+            raise MemoptError(f"plan-memory: {e}") from None
+
+    def _arena_of(self, f) -> int:
+        return plan_function_memory(f, self._strategy(), control_flow=self.control_flow, inplace=self.inplace,
+                                    alignment=self.alignment).solution.height
+
+    def _fit(self, f, target, height: int) -> FunctionPlan:
+        """Spill and/or recompute (``policy``) until the arena fits ``capacity``; reports what
+        moved and what it costs on stderr."""
+        from memopt.passes.fit_capacity import base_cycles, fit_function
+
+        assert self.capacity is not None
+        base = base_cycles(f, target)
+        fit = fit_function(f, self.capacity, self.policy, target, target.offchip_name, self._arena_of,
+                           self.alignment)
+        pct = 100.0 * fit.extra_cycles / base if base else 0.0
+        sys.stderr.write(
+            f"plan-memory: {where(f)}'@{f.sym_name.data}' needs {height} bytes, over capacity {self.capacity}: "
+            f"policy {self.policy}: {fit.spilled} tensors spilled to {target.offchip_name} ({fit.bytes_moved} bytes "
+            f"moved), {fit.recomputed} ops recomputed, +{fit.extra_cycles} cycles (+{pct:.1f} %)\n")
+        fp = plan_function_memory(f, self._strategy(), control_flow=self.control_flow, inplace=self.inplace,
+                                  alignment=self.alignment)
+        if fp.solution.height > self.capacity:  # fit_function re-plans until it fits: never expected
+            raise MemoptError(f"internal error: '@{f.sym_name.data}' still needs {fp.solution.height} bytes "
+                              f"after fitting to {self.capacity}", f)
+        return fp
+
+    def _plan_offchip(self, f) -> list[tuple]:
+        """One arena per off-chip memory the function's copies use; validated, written, and
+        returned as export rows."""
+        from memopt.passes.fit_capacity import offchip_memories
+        from memopt.passes.plan_io import write_memory_plan
+
+        rows: list[tuple] = []
+        for memory in offchip_memories(f):
+            lt = analyze_function(f, mode="joint", inplace=False, alignment=self.alignment, memory=memory)
+            solution = self._strategy().plan(lt.problem)
+            try:
+                validate(lt.problem, solution)
+            except PlanningError as e:
+                raise MemoptError(f"internal error: invalid plan of memory '{memory}': {e}", f) from None
+            write_memory_plan(lt, solution)
+            rows += [(b.id, b.start, b.end, b.size, off, memory) for b, off in zip(lt.problem.buffers, solution.offsets)]
+        return rows
 
     def _plan_upstream(self, f, prefix: str) -> list[tuple]:
         """A bufferized upstream function: tracer → planner → mutator (one arena, views).
@@ -218,6 +276,7 @@ class PlanMemoryPass(ModulePass):
         )
         rows = []
         funcs = planned_functions(op)
+        target = self._target()
         for f in funcs:
             if is_upstream(f):
                 rows += self._plan_upstream(f, prefix=f"{f.sym_name.data}::" if len(funcs) > 1 else "")
@@ -228,21 +287,31 @@ class PlanMemoryPass(ModulePass):
             )
             lt, solution, lb = fp.lifetimes, fp.solution, fp.lower_bound
             if self.capacity is not None and solution.height > self.capacity:
-                raise MemoptError(
-                    f"arena of '@{f.sym_name.data}' needs {solution.height} bytes, over capacity "
-                    f"{self.capacity} (lower bound {lb})", f,
-                )
+                if self.spill == "off":
+                    raise MemoptError(
+                        f"arena of '@{f.sym_name.data}' needs {solution.height} bytes, over capacity "
+                        f"{self.capacity} (lower bound {lb}; spill=auto moves tensors off chip)", f,
+                    )
+                fp = self._fit(f, target, solution.height)
+                lt, solution, lb = fp.lifetimes, fp.solution, fp.lower_bound
             write_plan(lt, solution, lb)
+            memory_rows = self._plan_offchip(f)
             if lt.problem.overwrites:
                 f.attributes[LB_INPLACE_ATTR] = IntegerAttr(fp.lower_bound_inplace, i64)
             elif LB_INPLACE_ATTR in f.attributes:
                 del f.attributes[LB_INPLACE_ATTR]
             prefix = f"{f.sym_name.data}::" if len(funcs) > 1 else ""
+            onchip = target.onchip_name
             rows += [
-                (prefix + b.id, b.start, b.end, b.size, off)
+                (prefix + b.id, b.start, b.end, b.size, off, onchip)
                 for b, off in zip(lt.problem.buffers, solution.offsets)
             ]
+            rows += [(prefix + r[0], *r[1:]) for r in memory_rows]
         if self.export:
+            # The memory column appears when some tensor lives off chip (minimalloc's five
+            # columns otherwise, which every tool that reads them expects).
+            several = any(len(r) == 6 and r[5] != target.onchip_name for r in rows)
+            rows = [r if several else r[:5] for r in rows]
             try:
                 with open(self.export, "w", encoding="utf-8") as out:
                     out.write(write_rows(rows))

@@ -48,6 +48,24 @@ def _check_lower_bound(f, plan: PlanAttr) -> None:
         )
 
 
+def _check_arena(lt) -> None:
+    """No two buffers of one arena (on chip, or an off-chip memory) overlap, none exceeds it."""
+    offsets, arena_size, _ = read_plan(lt)
+    conflicts = find_conflicts(lt.problem, offsets, limit=1)
+    where = f" in memory '{lt.memory}'" if lt.memory else ""
+    if conflicts:
+        c = conflicts[0]
+        ids = [b.id for b in lt.problem.buffers]
+        culprit = lt.owner[ids.index(c.b)]
+        raise MemoptError(f"invalid plan{where}: {c.message}", value_location_op(culprit))
+    for b, off, owner in zip(lt.problem.buffers, offsets, lt.owner):
+        if off + b.size > arena_size:
+            raise MemoptError(
+                f"invalid plan{where}: buffer '{b.id}' [{off}, {off + b.size}) exceeds the arena size {arena_size}",
+                value_location_op(owner),
+            )
+
+
 @dataclass(frozen=True)
 class VerifyPlanPass(ModulePass):
     """Re-check a planned module: fail, located, on any overlap or malformed plan."""
@@ -58,20 +76,12 @@ class VerifyPlanPass(ModulePass):
         for f in planned_functions(op):
             plan = f.attributes.get(PLAN_ATTR)
             mode = plan_numbering(f)
-            lt = analyze_function(f, mode=mode, inplace=True, alignment=1)
-            offsets, arena_size, _ = read_plan(lt)
-            conflicts = find_conflicts(lt.problem, offsets, limit=1)
-            if conflicts:
-                c = conflicts[0]
-                ids = [b.id for b in lt.problem.buffers]
-                culprit = lt.owner[ids.index(c.b)]
-                raise MemoptError(f"invalid plan: {c.message}", value_location_op(culprit))
-            for b, off, owner in zip(lt.problem.buffers, offsets, lt.owner):
-                if off + b.size > arena_size:
-                    raise MemoptError(
-                        f"invalid plan: buffer '{b.id}' [{off}, {off + b.size}) exceeds the arena size {arena_size}",
-                        value_location_op(owner),
-                    )
+            _check_arena(analyze_function(f, mode=mode, inplace=True, alignment=1))
+            # Every off-chip memory that spilled tensors live in is an arena of its own.
+            from memopt.passes.fit_capacity import offchip_memories
+
+            for memory in offchip_memories(f):
+                _check_arena(analyze_function(f, mode=mode, inplace=False, alignment=1, memory=memory))
             _check_lower_bound(f, plan)
         # DMA schedule safety and on-chip placement of the staging buffers (insert-dma).
         from memopt.passes.dma_safety import verify_dma

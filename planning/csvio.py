@@ -97,10 +97,12 @@ def write_solution(problem: Problem, solution: Solution, *, alignment_column: bo
     return out.getvalue()
 
 
-def write_rows(rows: Iterable[tuple[str, int, int, int, int]]) -> str:
-    """CSV text ``id,lower,upper,size,offset`` from plain rows (used by plan export)."""
+def write_rows(rows: Iterable[tuple]) -> str:
+    """CSV text ``id,lower,upper,size,offset`` from plain rows (used by plan export); rows of six
+    fields add a ``memory`` column (the memory whose arena the offset is in)."""
+    rows = list(rows)
     out = io.StringIO()
     w = csv.writer(out, lineterminator="\n")
-    w.writerow(["id", "lower", "upper", "size", "offset"])
+    w.writerow(["id", "lower", "upper", "size", "offset"] + (["memory"] if rows and len(rows[0]) == 6 else []))
     w.writerows(rows)
     return out.getvalue()

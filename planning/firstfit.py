@@ -64,6 +64,9 @@ def first_fit(problem: Problem, order: Sequence[int]) -> list[int]:
     lengths = ends - starts
     span = max(int(ends.max() - starts.min()), 1)
     cap = _choose_cap(lengths, n / span)
+    window = (cap + float(lengths.mean())) * n / span + int(np.count_nonzero(lengths > cap))
+    if window > DENSE * n and n > SMALL and not problem.has_control_flow:
+        return _first_fit_dense(starts, ends, sizes, aligns, order)
     is_long = lengths > cap
     short = np.flatnonzero(~is_long)
     short = short[np.argsort(starts[short], kind="stable")]
@@ -127,6 +130,57 @@ def first_fit(problem: Problem, order: Sequence[int]) -> list[int]:
 
 SMALL = 160
 """Windows up to this many buffers are scanned in Python; larger ones with numpy."""
+
+DENSE = 0.1
+"""When the expected window exceeds this share of all buffers (long nested lifetimes: training
+traces hold a third of their buffers at once), placement switches to :func:`_first_fit_dense`."""
+
+
+def _first_fit_dense(starts, ends, sizes, aligns, order) -> list[int]:
+    """First fit for live sets so large that a window is most of the problem: the placed
+    buffers are kept sorted by offset (one ``searchsorted`` + insert per placement), so a
+    placement is one time-overlap mask over them and the running-maximum scan — no per-placement
+    sort. Measured on ``synthetic.training(30_000)``: about ten times faster than the windows.
+    Same offsets: the lowest aligned fit is unique whatever the scan order."""
+    n = len(starts)
+    cap_n = n
+    p_lo = np.empty(cap_n, np.int64)
+    p_hi = np.empty(cap_n, np.int64)
+    p_s = np.empty(cap_n, np.int64)
+    p_e = np.empty(cap_n, np.int64)
+    m = 0
+    out = [0] * n
+    size_l, start_l, end_l, align_l = sizes.tolist(), starts.tolist(), ends.tolist(), aligns.tolist()
+    for i in order:
+        size = size_l[i]
+        if size == 0:
+            continue
+        s, e, a = start_l[i], end_l[i], align_l[i]
+        x = 0
+        if m:
+            mask = (p_s[:m] < e) & (p_e[:m] > s)
+            lo = p_lo[:m][mask]
+            if len(lo):
+                hi = p_hi[:m][mask]
+                reach = np.empty(len(lo), np.int64)
+                reach[0] = 0
+                if len(lo) > 1:
+                    np.maximum.accumulate(hi[:-1], out=reach[1:])
+                xa = -(-reach // a) * a if a > 1 else reach
+                fits = xa + size <= lo
+                k = int(np.argmax(fits))
+                if fits[k]:
+                    x = int(xa[k])
+                else:
+                    top = int(hi.max())
+                    x = -(-top // a) * a if a > 1 else top
+        out[i] = x
+        pos = int(np.searchsorted(p_lo[:m], x, side="right"))
+        for arr, v in ((p_lo, x), (p_hi, x + size), (p_s, s), (p_e, e)):
+            arr[pos + 1:m + 1] = arr[pos:m]
+            arr[pos] = v
+        m += 1
+    return out
 
 
 def _fit_numpy(i, s, e, a, size, win, win_end, long_ids, l_start, l_end, placed, offsets, sizes, paths) -> int:

@@ -49,8 +49,20 @@ class Target:
     dma_latency: int = 200
     dma_issue: int = 32
     capacity: int | None = None
+    onchip_name: str = "onchip"
+    """The on-chip memory's name (plan export's ``memory`` column)."""
+    offchip_name: str = "dram"
+    """The off-chip memory spilled tensors go to (``memopt.copy ... to "<name>"``), reached over
+    the DMA channel (``dma-bytes-per-cycle``, ``dma-latency``), unlimited."""
 
     def __post_init__(self) -> None:
+        import re
+
+        for name in ("onchip_name", "offchip_name"):
+            if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.-]*", getattr(self, name)):
+                raise LatencyError(f"target: {name.replace('_', '-')} must be an identifier, got '{getattr(self, name)}'")
+        if self.onchip_name == self.offchip_name:
+            raise LatencyError(f"target: onchip-name and offchip-name must differ, both are '{self.onchip_name}'")
         for name in ("macs_per_cycle", "dma_bytes_per_cycle"):
             if getattr(self, name) < 1:
                 raise LatencyError(f"target: {name.replace('_', '-')} must be >= 1, got {getattr(self, name)}")
@@ -84,7 +96,7 @@ TARGET_KEYS = tuple(f.name.replace("_", "-") for f in fields(Target))
 def parse_target(text: str, base: Target | None = None) -> Target:
     """Read a target description: ``key = value`` lines (keys as in :data:`TARGET_KEYS`,
     ``#`` comments, ``capacity = none`` for unlimited), applied on top of ``base``."""
-    values: dict[str, int | None] = {}
+    values: dict[str, int | str | None] = {}
     for n, raw in enumerate(text.splitlines(), 1):
         line = raw.split("#", 1)[0].strip()
         if not line:
@@ -97,6 +109,9 @@ def parse_target(text: str, base: Target | None = None) -> Target:
             )
         if key == "capacity" and val.lower() == "none":
             values[key] = None
+            continue
+        if key.endswith("-name"):
+            values[key] = val
             continue
         try:
             values[key] = int(val, 0)

@@ -160,6 +160,11 @@ class Best(Strategy):
 
     name = "best"
     LARGE = 50_000
+    MEDIUM = 20_000
+    """Above this many buffers (and up to :attr:`LARGE`) only :attr:`MEDIUM_MEMBERS` run: on
+    ``synthetic.training(30_000)`` each of the others takes as long as large-first and none
+    was ever lower than the better of these two (``bench/pack.py``)."""
+    MEDIUM_MEMBERS = ("large-first", "megengine")
 
     def __init__(
         self, budget: float | None = None, options: dict[str, dict] | None = None, polish: bool = True
@@ -167,6 +172,7 @@ class Best(Strategy):
         self.budget = budget
         self.options = options or {}
         self.polish = polish
+        self.stats: dict = {}
 
     def members(self) -> list[Strategy]:
         members = []
@@ -182,16 +188,39 @@ class Best(Strategy):
         return members
 
     def plan(self, problem: Problem) -> Solution:
-        if len(problem) > self.LARGE and self.budget is None:
-            return _REGISTRY["large-first"]().plan(problem)
+        from .bounds import lower_bound_inplace
+
+        n = len(problem)
+        members = self.members()
+        skipped: list[str] = []
+        if self.budget is None and n > self.LARGE:
+            keep: tuple[str, ...] = ("large-first",)
+        elif self.budget is None and n > self.MEDIUM:
+            keep = self.MEDIUM_MEMBERS
+        else:
+            keep = tuple(m.name for m in members)
+        skipped = [m.name for m in members if m.name not in keep]
+        members = [m for m in members if m.name in keep]
+        lb = lower_bound_inplace(problem)  # no plan goes below it: a member reaching it ends the run
         best: Solution | None = None
-        for strategy in self.members():
+        ran: list[str] = []
+        for strategy in members:
+            if best is not None and best.height <= lb:
+                skipped.append(f"{strategy.name} (lower bound reached)")
+                continue
             sol = strategy.plan(problem)
+            ran.append(strategy.name)
             if best is None or sol.height < best.height:
                 best = sol
         assert best is not None
-        if self.polish:
+        polish = "none"
+        if self.polish and n <= self.LARGE and best.height > lb:
+            before = best
             best = polished(problem, best)
+            polish = best.strategy.rsplit("+", 1)[1] if best is not before else "no gain"
+        elif self.polish and best.height > lb:
+            polish = f"skipped (over {self.LARGE:,} buffers)"
+        self.stats = {"members": ran, "skipped": skipped, "polish": polish}
         return best
 
 

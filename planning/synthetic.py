@@ -86,3 +86,36 @@ def packed(seed: int, capacity: int = 1 << 20, horizon: int = 1 << 20, unit: int
     keep = [r for r in rects if rng.random() >= drop]
     buffers = [Buffer(f"{k}", (m1 - m0) * unit, t0 * unit, t1 * unit) for k, (t0, t1, m0, m1) in enumerate(keep)]
     return Problem.of(buffers), [m0 * unit for _, _, m0, _ in keep]
+
+
+def training(n: int, seed: int = 0, alignment: int = 1) -> Problem:
+    """``n`` buffers of one training step: a forward pass whose saved activations live until
+    their layer's backward step (nested, long lifetimes: a third of the buffers are live at the
+    peak), short-lived temporaries in both passes, and gradients that live from their backward
+    step to the optimizer at the end. Why: the traces real training compilers emit (MindSpore's
+    SOMAS dumps of BERT and PanGu, IOPDDL's instances) hold thousands of buffers at once, which
+    neither :func:`nn_like` nor :func:`dense` shows, and the placement core and ``best`` must stay
+    fast and near the bound there too."""
+    rng = np.random.default_rng(seed)
+    layers = max(1, n // 6)
+    width = np.exp(rng.uniform(np.log(4 << 10), np.log(4 << 20), layers))  # bytes per layer
+    kind = rng.random(n)
+    layer = rng.integers(0, layers, n)
+    last = 2 * layers  # the optimizer step
+    fwd = layer.astype(np.int64)
+    bwd = (2 * layers - 1 - layer).astype(np.int64)
+    scale = np.exp(rng.uniform(np.log(0.05), np.log(1.0), n))
+    sizes = np.maximum(64, (width[layer] * scale)).astype(np.int64)
+    saved = kind < 0.35
+    grads = kind >= 0.85
+    temp_fwd = (kind >= 0.35) & (kind < 0.60)
+    starts = np.where(saved | temp_fwd, fwd, bwd)
+    ends = np.where(saved, bwd + 1,
+                    np.where(grads, last + 1, starts + rng.integers(1, 4, n)))
+    # Gradients are mostly small (weights-sized), a few large.
+    sizes = np.where(grads, np.maximum(64, sizes // 8), sizes)
+    sizes = (sizes + alignment - 1) // alignment * alignment
+    return Problem.of(
+        Buffer(f"t{i}", int(sizes[i]), int(starts[i]), int(ends[i]), alignment)
+        for i in range(n)
+    )

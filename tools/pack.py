@@ -64,7 +64,8 @@ def run(argv: list[str] | None = None) -> int:
             args.strategy, budget=args.budget, capacity=args.capacity,
             match_range=args.match_range, num_groups=args.num_groups,
         )
-        solution = make_strategy(args.strategy, **options).plan(problem)
+        strategy = make_strategy(args.strategy, **options)
+        solution = strategy.plan(problem)
     seconds = time.perf_counter() - t0
     try:
         validate(problem, solution)
@@ -81,6 +82,10 @@ def run(argv: list[str] | None = None) -> int:
             f"buffers={len(problem)} lb={lower_bound(problem)} height={solution.height} "
             f"strategy={solution.strategy} seconds={seconds:.3f}\n"
         )
+        details = getattr(strategy, "stats", None) if not args.check else None
+        if details and "members" in details:
+            skipped = ", ".join(details["skipped"]) or "none"
+            sys.stderr.write(f"members={','.join(details['members'])} skipped={skipped} polish={details['polish']}\n")
     if args.plot is not None:
         _plot(args.plot, problem, solution, source, args.capacity)
     if args.check:

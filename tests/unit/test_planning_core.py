@@ -316,3 +316,25 @@ def test_packed_instances_carry_a_packing_that_fits(seed: int) -> None:
     assert sol.height <= 1 << 20 and lower_bound(p) <= 1 << 20
     assert 90 <= len(p) <= 300
     assert packed(seed)[1] == offsets  # deterministic
+
+
+@pytest.mark.parametrize("seed,alignment", [(0, 1), (1, 16), (2, 64)])
+def test_dense_first_fit_matches_the_window_placement(seed, alignment):
+    """Large nested live sets take the offset-sorted path; its offsets are the windows' own."""
+    from memopt.planning import firstfit
+    from memopt.planning.synthetic import training
+
+    p = training(1500, seed=seed, alignment=alignment)
+    order = sorted(range(len(p)), key=lambda i: (-p.buffers[i].size, p.buffers[i].start, i))
+    starts, ends = p.starts.astype(np.int64), p.ends.astype(np.int64)
+    dense_offsets = firstfit._first_fit_dense(starts, ends, p.sizes.astype(np.int64),
+                                              p.alignments.astype(np.int64), order)
+    saved = firstfit.DENSE
+    firstfit.DENSE = float("inf")  # force the window path
+    try:
+        window_offsets = firstfit.first_fit(p, order)
+    finally:
+        firstfit.DENSE = saved
+    assert dense_offsets == window_offsets
+    assert firstfit.first_fit(p, order) == dense_offsets  # and the dispatcher picks the dense path
+    validate(p, Solution.of(p, dense_offsets, "large-first"))
