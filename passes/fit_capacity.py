@@ -38,7 +38,7 @@ from memopt.executor.interpreter import REMAT_ATTR
 from memopt.passes.dma_profile import op_macs
 from memopt.passes.lifetime import FunctionLifetimes, analyze_function
 from memopt.planning.latency import Target
-from memopt.planning.spill import SpillTensor, choose_spills, smallest_capacity, spill_cost
+from memopt.planning.spill import SpillTensor, choose_spills, spill_cost
 
 POLICIES = ("spill", "remat", "auto")
 SPILL_MODES = ("off", "auto")
@@ -139,8 +139,12 @@ def insert_spills(lt: FunctionLifetimes, chosen: list[int], memory: str) -> tupl
 
 def spill_to_fit(f: func.FuncOp, capacity: int, target: Target, memory: str,
                  arena: Callable[[func.FuncOp], int], alignment: int) -> Fit:
-    """Spill tensors of ``f`` until ``arena(f) <= capacity`` (re-planning each round); a
-    located one-line error naming the smallest capacity spilling reaches when it cannot."""
+    """Spill tensors of ``f`` until ``arena(f) <= capacity`` (re-planning each round, asking
+    for more by the packing excess). When the rounds do not get there, every spillable tensor
+    of the original function is spilled at once: that plan's arena is the smallest capacity
+    spilling reaches — it fits, or it is the number a located one-line error names (and
+    asking for exactly that capacity then succeeds, by the same fallback)."""
+    original = f.clone()
     spilled = moved = cycles = 0
     aim = capacity
     for _ in range(ROUNDS):
@@ -150,21 +154,28 @@ def spill_to_fit(f: func.FuncOp, capacity: int, target: Target, memory: str,
         lt = analyze_function(f, mode="joint", alignment=alignment)
         tensors = spill_tensors(lt, target)
         aim -= max(0, height - capacity) if spilled else 0
-        chosen, peak = choose_spills(tensors, min(aim, capacity))
+        chosen, _ = choose_spills(tensors, min(aim, capacity))
         if not chosen:
             break
         cycles += sum(tensors[k].cost for k in chosen)
         n, b = insert_spills(lt, chosen, memory)
         spilled += n
         moved += b
-    height = arena(f)
-    if height <= capacity:
+    if arena(f) <= capacity:
         return Fit("spill", spilled, moved, spill_cycles=cycles)
-    lt = analyze_function(f, mode="joint", alignment=alignment)
-    least = smallest_capacity(spill_tensors(lt, target))
-    raise MemoptError(
-        f"cannot fit '@{f.sym_name.data}' in {capacity} bytes by spilling: its arena still packs to "
-        f"{height} bytes (the largest working set of one op is {least} bytes; a capacity of {height} works)", f)
+    g = original.clone()
+    lt = analyze_function(g, mode="joint", alignment=alignment)
+    tensors = spill_tensors(lt, target)
+    every = [k for k, t in enumerate(tensors) if t.spillable]
+    spilled, moved = insert_spills(lt, every, memory)
+    height = arena(g)
+    if height > capacity:
+        raise MemoptError(
+            f"cannot fit '@{f.sym_name.data}' in {capacity} bytes by spilling: the smallest capacity spilling "
+            f"reaches is {height} bytes (what one op reads and writes must be on chip)", f)
+    f.body.detach_block(f.body.blocks[0])
+    f.body.add_block(g.body.detach_block(g.body.blocks[0]))
+    return Fit("spill", spilled, moved, spill_cycles=sum(tensors[k].cost for k in every))
 
 
 def remat_to_fit(f: func.FuncOp, budget: int, target: Target, alignment: int) -> Fit:

@@ -187,6 +187,8 @@ class PlanMemoryPass(ModulePass):
             self.strategy, self.alignment, self.control_flow, self.capacity, self.budget,
             self.match_range, self.num_groups,
         )
+        if self.target is not None:
+            self._target()  # a bad target file is an option error, reported before any input is read
 
     def _strategy(self) -> Strategy:
         return make_strategy(self.strategy, **strategy_options(

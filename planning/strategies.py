@@ -106,7 +106,7 @@ def make_strategy(name: str, **options) -> Strategy:
     return factory(**options)
 
 
-POLISH_WORK = 2_000_000
+POLISH_WORK = 600_000
 """Work a polish may spend in all, in first-fit work units (see :func:`first_fit_work`): about
 0.7 s on this code, whatever the problem's shape."""
 
@@ -224,7 +224,7 @@ class Best(Strategy):
         return best
 
 
-EXACT_MAX = 1_000
+EXACT_MAX = 500
 """Problems up to this many buffers (and without branches) are polished by a short branch and
 bound (:func:`memopt.planning.search.exact_polish`) rather than the hill climb."""
 
