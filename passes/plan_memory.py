@@ -17,6 +17,10 @@ Options:
   export        path of a CSV file to write the plan to
   match-range   ``nnvm`` only: NNVM's match range (a number >= 0, or ``auto`` to search 1..32)
   num-groups    ``nnvm`` only: parallel colour groups whose freed blocks are not shared (default 1)
+  spill         ``off`` (default: over capacity is an error) or ``auto``: move tensors off chip or
+                recompute them until the arena fits ``capacity`` (:mod:`memopt.passes.fit_capacity`)
+  policy        with ``spill=auto``: ``spill``, ``remat`` or ``auto`` (the lowest modelled time)
+  target        target description: spill costs (DMA channel) and memory names
 
 The plan's ``lower_bound`` ignores in-place reuse; when in-place permissions exist the function
 also gets ``memopt.lower_bound_inplace``, the bound with them (plans may go below the former).
