@@ -36,7 +36,7 @@ from memopt.diagnostics import MemoptError, copy_location
 from memopt.dialects.memopt import ComputeOp, CopyOp, ViewOp, byte_size
 from memopt.executor.interpreter import REMAT_ATTR
 from memopt.passes.dma_profile import op_macs
-from memopt.passes.lifetime import FunctionLifetimes, analyze_function
+from memopt.passes.lifetime import FunctionLifetimes, analyze_function, take_body
 from memopt.planning.latency import Target
 from memopt.planning.spill import SpillTensor, choose_spills, spill_cost
 
@@ -173,8 +173,7 @@ def spill_to_fit(f: func.FuncOp, capacity: int, target: Target, memory: str,
         raise MemoptError(
             f"cannot fit '@{f.sym_name.data}' in {capacity} bytes by spilling: the smallest capacity spilling "
             f"reaches is {height} bytes (what one op reads and writes must be on chip)", f)
-    f.body.detach_block(f.body.blocks[0])
-    f.body.add_block(g.body.detach_block(g.body.blocks[0]))
+    take_body(f, g)
     return Fit("spill", spilled, moved, spill_cycles=sum(tensors[k].cost for k in every))
 
 
@@ -225,8 +224,7 @@ def fit_function(f: func.FuncOp, capacity: int, policy: str, target: Target, mem
     if not candidates:
         raise MemoptError(errors[0], f)
     _, _, fit, best = min(candidates, key=lambda c: (c[0], c[1]))
-    f.body.detach_block(f.body.blocks[0])
-    f.body.add_block(best.body.detach_block(best.body.blocks[0]))
+    take_body(f, best)
     return Fit("auto", fit.spilled, fit.bytes_moved, fit.recomputed, fit.spill_cycles, fit.remat_cycles)
 
 

@@ -488,6 +488,13 @@ def plan_numbering(f: func.FuncOp) -> str:
     return numbering_of_plan(plan.strategy.data) if isinstance(plan, PlanAttr) else "joint"
 
 
+def take_body(f: func.FuncOp, src: func.FuncOp) -> None:
+    """Give ``f`` the body of ``src`` (a rewritten copy of it that won): the rewrite passes try
+    candidates on clones and keep one."""
+    f.body.detach_block(f.body.blocks[0])
+    f.body.add_block(src.body.detach_block(src.body.blocks[0]))
+
+
 def planned_functions(module: Operation) -> list[func.FuncOp]:
     """Functions with bodies, in module order. A call from one of them to another is refused
     (:func:`check_calls`): each function's arena starts at offset 0, so a callee's tensors would

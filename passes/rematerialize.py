@@ -45,7 +45,7 @@ from memopt.dialects.memopt import (
 )
 from memopt.executor.interpreter import REMAT_ATTR
 from memopt.passes.dma_profile import op_macs
-from memopt.passes.lifetime import analyze_function, planned_functions
+from memopt.passes.lifetime import analyze_function, planned_functions, take_body
 from memopt.passes.options import option
 from memopt.planning import align_up, lower_bound, nested_live_profile
 from memopt.planning.problem import Problem
@@ -371,8 +371,7 @@ class RematerializeMemoryPass(ModulePass):
             raise MemoptError(
                 f"rematerialize: cannot fit '@{name}' in {budget} bytes: rewritten to a lower bound within it, its "
                 f"arena still packs to {arena} bytes (try another heuristic)", f)
-        f.body.detach_block(f.body.blocks[0])
-        f.body.add_block(work.body.detach_block(work.body.blocks[0]))
+        take_body(f, work)
         after = _lower_bound(f)
         pct = 100.0 * result.extra_cost / result.base_cost if result.base_cost else 0.0
         sys.stderr.write(
