@@ -61,11 +61,14 @@ def run_policy(module, cap: int, policy: str, check: bool):
             recomputed = int(line.split(" ops recomputed")[0].rsplit(" ", 1)[1])
     checked = None
     if check:
+        from memopt.executor.resources import Limits
+
         try:
-            check_function(m, f, max_paths=4)
+            check_function(m, f, max_paths=4, limits=Limits(max_bytes=4 << 30, max_ops=2_000_000))
             checked = True
-        except MemoptError:
-            checked = False
+        except MemoptError as e:
+            # Beyond even these limits the proof is skipped (reported), not failed.
+            checked = None if "--max-" in e.message else False
     return extra, moved, recomputed, arena, checked
 
 
@@ -141,7 +144,8 @@ def main(argv: list[str] | None = None) -> int:
             if feasible and (results["auto"] is None or results["auto"][0] > min(feasible)):
                 slower += 1
             failed += not ok
-            print(row + f"{'ok' if ok else 'FAIL':>7}", flush=True)
+            unchecked = any(results[p] is not None and results[p][4] is None for p in POLICIES) and not args.no_check
+            print(row + f"{'ok' if ok and not unchecked else ('n/a' if ok else 'FAIL'):>7}", flush=True)
     print(f"# {cells} model x capacity cells in {time.perf_counter() - t0:.0f} s; auto slower than spill or remat: "
           f"{slower}; plans over capacity or failing --check: {failed}")
     return 0 if slower == 0 and failed == 0 else 1
