@@ -7,7 +7,8 @@ run). Then it plans synthetic problems of 1k / 10k / 100k buffers of two shapes 
 (short lifetimes, a few live at once) and ``dense`` (about 150 live at once) — with
 ``large-first`` and the default ``best``, and prints the live-set size, seconds and the growth
 ratio against n log n; then training-like traces of 5k / 10k / 30k buffers (``training``: nested
-long lifetimes, thousands live at once).
+long lifetimes, thousands live at once); last, ``memopt-opt --plan-memory`` end to end on a
+1,000-op program (``--only-e2e`` for that alone).
 
     python bench/pack.py [--data bench/data] [--skip-scaling] [--sizes 1000,10000,100000] [--training-sizes 5000,10000,30000]
 
@@ -92,17 +93,49 @@ def scaling(sizes: list[int], training_sizes: list[int]) -> None:
             sys.stdout.flush()
 
 
+def end_to_end(ops: int = 1000, runs: int = 5) -> None:
+    """``memopt-opt --plan-memory`` on an ``ops``-op program as a user runs it (a process: start-up,
+    parse, verify, plan, verify, print), median of ``runs``; then with ``--insert-dma --verify-plan``."""
+    import statistics
+    import subprocess
+    import tempfile
+
+    sys.path.insert(0, str(REPO / "bench"))
+    from parse_scaling import chain
+
+    with tempfile.TemporaryDirectory() as tmp:
+        src = pathlib.Path(tmp) / "chain.mlir"
+        src.write_text(chain(ops))
+        opt = [sys.executable, "-m", "memopt.tools.opt"]
+        print()
+        for extra in ([], ["--insert-dma", "--verify-plan"]):
+            cmd = opt + ["--plan-memory", *extra, str(src), "-o", str(pathlib.Path(tmp) / "out.mlir")]
+            subprocess.run(cmd, check=True)  # warm the byte-code cache
+            times = []
+            for _ in range(runs):
+                t0 = time.perf_counter()
+                subprocess.run(cmd, check=True)
+                times.append(time.perf_counter() - t0)
+            print(f"end to end: memopt-opt --plan-memory {' '.join(extra)} on {ops} ops: "
+                  f"median {statistics.median(times):.2f} s of {runs} (min {min(times):.2f})")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default=str(REPO / "bench" / "data"), help="folder of <suite>/<trace>.csv files")
     ap.add_argument("--skip-scaling", action="store_true")
+    ap.add_argument("--only-e2e", action="store_true", help="only the 1,000-op end-to-end timing")
     ap.add_argument("--sizes", default="1000,10000,100000", help="nn_like and dense sizes")
     ap.add_argument("--training-sizes", default="5000,10000,30000", help="training-trace sizes")
     args = ap.parse_args()
+    if args.only_e2e:
+        end_to_end()
+        return
     names = [n for n in strategy_names() if n not in ("search",)]
     csv_table(pathlib.Path(args.data), names)
     if not args.skip_scaling:
         scaling([int(s) for s in args.sizes.split(",")], [int(s) for s in args.training_sizes.split(",")])
+    end_to_end()
 
 
 if __name__ == "__main__":
