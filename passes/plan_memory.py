@@ -255,25 +255,34 @@ class PlanMemoryPass(ModulePass):
         A function planned before (``memopt.arena_size``) is left as it is: planning is idempotent."""
         if ARENA_SIZE_ATTR in f.attributes:
             return []
-        from memopt.passes.upstream_lifetime import analyze_upstream
-        from memopt.passes.upstream_plan import write_upstream_plan
+        from memopt.passes.upstream_lifetime import analyze_upstream, memory_spaces
+        from memopt.passes.upstream_plan import write_space_plan, write_upstream_plan
 
-        lt = analyze_upstream(f)
-        for alloc, why in lt.remarks:
-            sys.stderr.write(f"plan-memory: remark: {where(alloc)}'{alloc.name}' in '@{f.sym_name.data}' {why}\n")
-        problem = lt.problem
-        solution = self._strategy().plan(problem)
-        try:
-            validate(problem, solution)
-        except PlanningError as e:
-            raise MemoptError(f"internal error: strategy '{solution.strategy}' produced an invalid plan: {e}", f) from None
-        lb = lower_bound(problem)
-        if self.capacity is not None and solution.height > self.capacity:
-            raise MemoptError(
-                f"arena of '@{f.sym_name.data}' needs {solution.height} bytes, over capacity {self.capacity} (lower bound {lb})", f
-            )
-        write_upstream_plan(lt, solution, lb, self.alignment, self.arena)
-        return [(prefix + b.id, b.start, b.end, b.size, o) for b, o in zip(problem.buffers, solution.offsets)]
+        rows: list[tuple] = []
+        # One arena per memory space (``memref<..., N>``), the default space's first.
+        for space in memory_spaces(f):
+            lt = analyze_upstream(f, space)
+            for alloc, why in lt.remarks:
+                sys.stderr.write(f"plan-memory: remark: {where(alloc)}'{alloc.name}' in '@{f.sym_name.data}' {why}\n")
+            problem = lt.problem
+            solution = self._strategy().plan(problem)
+            try:
+                validate(problem, solution)
+            except PlanningError as e:
+                raise MemoptError(f"internal error: strategy '{solution.strategy}' produced an invalid plan: {e}", f) from None
+            lb = lower_bound(problem)
+            if space == 0:
+                if self.capacity is not None and solution.height > self.capacity:
+                    raise MemoptError(
+                        f"arena of '@{f.sym_name.data}' needs {solution.height} bytes, over capacity {self.capacity} "
+                        f"(lower bound {lb})", f
+                    )
+                write_upstream_plan(lt, solution, lb, self.alignment, self.arena)
+            else:
+                write_space_plan(lt, solution, space)
+            memory = self._target().onchip_name if space == 0 else f"space{space}"
+            rows += [(prefix + b.id, b.start, b.end, b.size, o, memory) for b, o in zip(problem.buffers, solution.offsets)]
+        return rows
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         check_options(

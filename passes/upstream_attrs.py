@@ -17,6 +17,9 @@ ARENA_ATTR = "memopt.arena"
 ARENA_ARG_ATTR = "memopt.arena_arg"
 """With ``arena=arg``: the index of the function argument that is the arena (caller-provided)."""
 ARENA_MODES = ("alloc", "arg")
+SPACE_SIZES_ATTR = "memopt.space_arena_sizes"
+"""``{"1" = N : i64, ...}``: the arena size of every memory space other than the default one
+(each its own ``memref<Nxi8, space>`` arena; the default space's size is ``memopt.arena_size``)."""
 
 
 def is_upstream(f: func.FuncOp) -> bool:
@@ -30,5 +33,5 @@ def is_upstream(f: func.FuncOp) -> bool:
     return has_memref
 
 
-__all__ = ["ARENA_ARG_ATTR", "ARENA_ATTR", "ARENA_MODES", "ARENA_SIZE_ATTR", "LOWER_BOUND_ATTR",
+__all__ = ["ARENA_ARG_ATTR", "ARENA_ATTR", "ARENA_MODES", "ARENA_SIZE_ATTR", "LOWER_BOUND_ATTR", "SPACE_SIZES_ATTR",
            "STRATEGY_ATTR", "is_upstream"]

@@ -31,7 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from xdsl.dialects import func, memref, scf
-from xdsl.dialects.builtin import IntegerType, MemRefType, NoneAttr
+from xdsl.dialects.builtin import IntegerAttr, IntegerType, MemRefType, NoneAttr
 from xdsl.ir import Block, Operation, SSAValue
 
 from memopt.planning import Buffer, Problem
@@ -73,8 +73,8 @@ def plannable(op: Operation) -> str | None:
         return "it has a dynamic shape"
     if not isinstance(t.layout, NoneAttr) and "affine_map<(d0" not in str(t.layout):
         return f"its layout {t.layout} is not the identity (memref.view cannot express it)"
-    if not isinstance(t.memory_space, NoneAttr):
-        return f"it is in memory space {t.memory_space} (the arena is in the default one)"
+    if not isinstance(t.memory_space, NoneAttr) and not isinstance(t.memory_space, IntegerAttr):
+        return f"its memory space {t.memory_space} is not an integer (arenas are per integer memory space)"
     if element_bytes(t) is None:
         return f"its element type {t.element_type} is not a whole number of bytes"
     return None
@@ -145,7 +145,19 @@ def _carries_memrefs(op: Operation) -> bool:
     return any(isinstance(a.type, MemRefType) for r in op.regions for b in r.blocks for a in b.args)
 
 
-def analyze_upstream(f: func.FuncOp) -> UpstreamLifetimes:
+def memory_space(op: Operation) -> int:
+    """The integer memory space of an alloc's memref (0: the default one)."""
+    space = op.results[0].type.memory_space
+    return space.value.data if isinstance(space, IntegerAttr) else 0
+
+
+def memory_spaces(f: func.FuncOp) -> list[int]:
+    """The memory spaces of ``f``'s allocs, the default (0) first: one arena each."""
+    spaces = {memory_space(op) for op in f.body.walk() if isinstance(op, ALLOCS)}
+    return sorted(spaces | {0})
+
+
+def analyze_upstream(f: func.FuncOp, space: int = 0) -> UpstreamLifetimes:
     """Trace every alloc of ``f`` (see module docstring)."""
     body = f.body.blocks[0]
     begin, end, path_of = _number(body)
@@ -158,8 +170,11 @@ def analyze_upstream(f: func.FuncOp) -> UpstreamLifetimes:
             continue
         why = plannable(op)
         if why is not None:
-            remarks.append((op, f"not planned: {why}"))
+            if space == 0:  # said once, with the default space's problem
+                remarks.append((op, f"not planned: {why}"))
             continue
+        if memory_space(op) != space:
+            continue  # planned in its own memory space's arena
         home = op.parent_block()
         last = begin[op]
         escapes = None
@@ -206,4 +221,5 @@ def analyze_upstream(f: func.FuncOp) -> UpstreamLifetimes:
     return UpstreamLifetimes(f, Problem.of(buffers), allocs, remarks)
 
 
-__all__ = ["ALLOCS", "UpstreamLifetimes", "analyze_upstream", "element_bytes", "is_upstream", "plannable"]
+__all__ = ["ALLOCS", "UpstreamLifetimes", "analyze_upstream", "element_bytes", "is_upstream", "memory_space",
+           "memory_spaces", "plannable"]

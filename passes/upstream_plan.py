@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from xdsl.dialects import arith, func, memref
 from xdsl.dialects.builtin import (
-    ArrayAttr, DictionaryAttr, FunctionType, IndexType, IntegerAttr, MemRefType, StringAttr, UnitAttr, i8, i64,
+    ArrayAttr, DictionaryAttr, FunctionType, IndexType, IntegerAttr, MemRefType, NoneAttr, StringAttr, UnitAttr, i8,
+    i64,
 )
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -22,7 +23,7 @@ from memopt.planning import Solution
 from .upstream_lifetime import UpstreamLifetimes
 
 from .upstream_attrs import (  # noqa: F401 - re-exported
-    ARENA_ARG_ATTR, ARENA_ATTR, ARENA_MODES, ARENA_SIZE_ATTR, LOWER_BOUND_ATTR, STRATEGY_ATTR,
+    ARENA_ARG_ATTR, ARENA_ATTR, ARENA_MODES, ARENA_SIZE_ATTR, LOWER_BOUND_ATTR, SPACE_SIZES_ATTR, STRATEGY_ATTR,
 )
 
 
@@ -33,7 +34,8 @@ def arena_value(f: func.FuncOp):
     if isinstance(k, IntegerAttr):
         return f.body.blocks[0].args[k.value.data]
     for op in f.body.blocks[0].ops:
-        if isinstance(op, memref.AllocOp) and ARENA_ATTR in op.attributes:
+        if isinstance(op, memref.AllocOp) and ARENA_ATTR in op.attributes \
+                and isinstance(op.results[0].type.memory_space, NoneAttr):
             return op.results[0]
     return None
 
@@ -88,16 +90,35 @@ def write_upstream_plan(
         f.attributes[ARENA_ARG_ATTR] = IntegerAttr(len(block.args) - 1, i64)
         _views(lt, solution, arg)
         return
+    _views(lt, solution, _arena_alloc(f, solution.height, None))
+
+
+def _arena_alloc(f: func.FuncOp, size: int, space: int | None):
+    """A ``memref<size x i8[, space]>`` arena alloc at the top of ``f``, freed before it returns."""
     # No alignment property: xDSL 0.74 prints it in the attribute dictionary, which upstream
     # MLIR's strict property parsing rejects; offsets inside the arena are aligned to ``alignment``
     # relative to its base, and the base gets the allocator's default alignment.
-    arena = memref.AllocOp.get(i8, None, [max(solution.height, 1)])
-    arena.results[0].name_hint = "arena"
+    block = f.body.blocks[0]
+    ms = IntegerAttr(space, i64) if space else None
+    arena = memref.AllocOp.get(i8, None, [max(size, 1)], memory_space=ms if ms is not None else NoneAttr())
+    arena.results[0].name_hint = "arena" if not space else f"arena_space{space}"
     arena.attributes[ARENA_ATTR] = UnitAttr()  # the executor reads views of it as planned buffers
     Rewriter.insert_op(arena, InsertPoint.at_start(block))
     for ret in [op for op in f.body.walk() if isinstance(op, func.ReturnOp) and op.parent_op() is f]:
         Rewriter.insert_op(memref.DeallocOp.get(arena), InsertPoint.before(ret))
-    _views(lt, solution, arena.results[0])
+    return arena.results[0]
+
+
+def write_space_plan(lt: UpstreamLifetimes, solution: Solution, space: int) -> None:
+    """The allocs of memory space ``space`` (> 0) into views of that space's own arena (an alloc,
+    whatever the default space's ``arena`` mode: a caller-provided buffer is the default space's);
+    its size goes to ``memopt.space_arena_sizes = {"<space>" = N : i64}``."""
+    f = lt.func
+    sizes = dict(f.attributes[SPACE_SIZES_ATTR].data) if SPACE_SIZES_ATTR in f.attributes else {}
+    sizes[str(space)] = IntegerAttr(solution.height, i64)
+    f.attributes[SPACE_SIZES_ATTR] = DictionaryAttr(dict(sorted(sizes.items(), key=lambda kv: int(kv[0]))))
+    if lt.allocs:
+        _views(lt, solution, _arena_alloc(f, solution.height, space))
 
 
 def _views(lt: UpstreamLifetimes, solution: Solution, arena) -> None:
@@ -109,11 +130,11 @@ def _views(lt: UpstreamLifetimes, solution: Solution, arena) -> None:
             if isinstance(use.operation, memref.DeallocOp):
                 Rewriter.erase_op(use.operation)
         off = arith.ConstantOp(IntegerAttr(offset, IndexType()))
-        view = memref.ViewOp(arena, off, [], MemRefType(t.element_type, t.shape))
+        view = memref.ViewOp(arena, off, [], MemRefType(t.element_type, t.shape, memory_space=t.memory_space))
         view.results[0].name_hint = alloc.results[0].name_hint
         Rewriter.insert_op([off, view], InsertPoint.before(alloc))
         alloc.results[0].replace_all_uses_with(view.results[0])
         Rewriter.erase_op(alloc)
 
 
-__all__ = ["ARENA_ARG_ATTR", "ARENA_MODES", "arena_value", "resize_arena", "ARENA_ATTR", "ARENA_SIZE_ATTR", "LOWER_BOUND_ATTR", "STRATEGY_ATTR", "write_upstream_plan"]
+__all__ = ["ARENA_ARG_ATTR", "ARENA_MODES", "arena_value", "resize_arena", "ARENA_ATTR", "ARENA_SIZE_ATTR", "LOWER_BOUND_ATTR", "STRATEGY_ATTR", "SPACE_SIZES_ATTR", "write_space_plan", "write_upstream_plan"]
