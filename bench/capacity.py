@@ -123,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         f = next(o for o in module.body.block.ops if isinstance(o, func.FuncOp) and o.body.blocks)
         base = max(1, base_cycles(f, target))
-        lb = plan_function_memory(f.clone(), make_strategy("best")).lower_bound
+        lb = plan_function_memory(f.clone(), make_strategy("best")).lower_bound_inplace  # in-place reuse counted
         reach = smallest_spill_capacity(module)
         reach_s = f"{100 * reach / lb:.0f}%" if reach else "?"
         for frac in fractions:

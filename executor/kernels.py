@@ -267,11 +267,14 @@ def compute(
                 result = kernel(typed_in, list(outs), attrs or {})  # type: ignore[arg-type]
             if result is not None:
                 return [as_bytes(np.asarray(r, dtype=o.kind.dtype)).copy() for r, o in zip(result, outs)]
-    if normalize_kind(kind) in ELEMENTWISE_KINDS and len(outs) == 1:
+    if normalize_kind(kind) in ELEMENTWISE_KINDS and outs:
+        # Every output element-wise (ONNX Dropout's mask beside its output): an op marked in
+        # place must be checked as what it is, not as a whole-tensor mix.
         with np.errstate(all="ignore"):
-            r = mix_elementwise(kind, ident, inputs, in_infos, outs[0])
-        if r is not None:
-            return [r]
+            rs = [mix_elementwise(kind if k == 0 else f"{kind}#{k}", ident, inputs, in_infos, o)
+                  for k, o in enumerate(outs)]
+        if all(r is not None for r in rs):
+            return rs  # type: ignore[return-value]
     return mix(kind, ident, inputs, outs)
 
 

@@ -512,3 +512,28 @@ def test_check_proves_the_branch_the_inputs_do_not_select(seed):
     assert check_function(m, f, seed=seed, max_paths=1).paths == 1  # the selected path alone: blind
     with pytest.raises(MemoptError, match="differs between planned and unplanned execution"):
         check_function(m, f, seed=seed)
+
+
+def test_multi_output_elementwise_op_in_place_is_checked_as_elementwise(tmp_path):
+    """ONNX Dropout (output + mask) may write its output over its input: every output of an
+    element-wise kind is computed element by element, so the in-place plan is proven, not
+    reported as a difference (a whole-tensor mix read its own partial writes)."""
+    import subprocess
+    import sys
+
+    src = tmp_path / "d.mlir"
+    src.write_text('''builtin.module {
+  func.func @main(%x: tensor<64xf32>) -> tensor<64xf32> {
+    %a = memopt.compute "Relu"(%x) : (tensor<64xf32>) -> tensor<64xf32>
+    %b, %m = memopt.compute "Dropout"(%a) {inplace = array<i64: 0, -1>} : (tensor<64xf32>) -> (tensor<64xf32>, tensor<64xi1>)
+    %c = memopt.compute "Relu"(%b) : (tensor<64xf32>) -> tensor<64xf32>
+    func.return %c : tensor<64xf32>
+  }
+}
+''')
+    out = tmp_path / "p.mlir"
+    subprocess.run([sys.executable, "-m", "memopt.tools.opt", "--plan-memory", str(src), "-o", str(out)], check=True)
+    assert "inplace" in out.read_text()
+    r = subprocess.run([sys.executable, "-m", "memopt.tools.run", "--check", str(out)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "matches unplanned" in r.stdout
