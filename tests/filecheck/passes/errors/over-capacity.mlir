@@ -7,5 +7,5 @@ builtin.module {
     func.return %a : tensor<16xf32>
   }
 }
-// CHECK: memopt-opt: error: {{.*}}over-capacity.mlir:5:3: arena of '@main' needs 128 bytes, over capacity 100 (lower bound 128)
+// CHECK: memopt-opt: error: {{.*}}over-capacity.mlir:5:3: arena of '@main' needs 128 bytes, over capacity 100 (lower bound 128; spill=auto moves tensors off chip)
 // FITS: arena_size = 128
