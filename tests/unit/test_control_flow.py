@@ -171,7 +171,8 @@ def test_joint_polishes_a_plan_above_lb_nest_and_ignores_bad_or_equal_candidates
     assert seq.plan(p).height == 50 and nested_lower_bound(p) == 40
     polished = plan_joint(p, spans, seq)
     validate(p, polished)
-    assert (polished.height, polished.strategy) == (40, "sequential+climb/joint")
+    # Without branch paths on its buffers the polish is the short branch and bound (+exact).
+    assert polished.height == 40 and polished.strategy in ("sequential+exact/joint", "sequential+climb/joint")
     optimum = Solution.of(p, (20, 0, 20), "large-first")
     worse = Solution.of(p, (0, 20, 40), "short-first")
     invalid = Solution.of(p, (0, 0, 0), "bogus")  # a and b overlap while both live
