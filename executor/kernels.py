@@ -222,6 +222,20 @@ ELEMENTWISE_KINDS = frozenset(normalize_kind(k) for k in (
 """Kinds executed element by element when no numpy kernel fits (:func:`mix_elementwise`)."""
 
 
+def _channel_broadcast(per: np.ndarray, shape: tuple[int, ...]) -> np.ndarray | None:
+    """A per-channel operand (ONNX BatchNormalization's scale/bias/mean/var: one value per
+    channel of an NCHW tensor) broadcast along the axis it indexes — axis 1 first, as ONNX
+    defines it, else the only axis of that length; None when it indexes none."""
+    if per.ndim != 1 or len(shape) < 2:
+        return None
+    axes = [1] if shape[1] == per.shape[0] else [k for k, d in enumerate(shape) if d == per.shape[0]]
+    if len(axes) != 1 and not (axes and axes[0] == 1):
+        return None
+    view = [1] * len(shape)
+    view[axes[0]] = per.shape[0]
+    return np.broadcast_to(per.reshape(view), shape)
+
+
 def mix_elementwise(
     kind: str, ident: int, inputs: Sequence[np.ndarray], in_infos: Sequence[TensorInfo], out: TensorInfo,
 ) -> np.ndarray | None:
@@ -241,7 +255,9 @@ def mix_elementwise(
         try:
             per = np.broadcast_to(per, out.shape)
         except ValueError:
-            return None
+            per = _channel_broadcast(per, out.shape)
+            if per is None:
+                return None
         h = h * np.uint64(1000003) ^ per
     h = h ^ (h >> np.uint64(29))
     if out.kind.family == "float":

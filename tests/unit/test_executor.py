@@ -537,3 +537,27 @@ def test_multi_output_elementwise_op_in_place_is_checked_as_elementwise(tmp_path
     r = subprocess.run([sys.executable, "-m", "memopt.tools.run", "--check", str(out)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert "matches unplanned" in r.stdout
+
+
+def test_per_channel_batchnorm_in_place_is_checked_as_elementwise(tmp_path):
+    """ONNX BatchNormalization's parameters hold one value per channel of an NCHW tensor: numpy
+    broadcasting does not align them, so the executor broadcasts them along the channel axis and
+    the in-place plan is proven (it was a whole-tensor mix, a false difference)."""
+    import subprocess
+    import sys
+
+    src = tmp_path / "bn.mlir"
+    src.write_text('''builtin.module {
+  func.func @main(%x: tensor<1x4x8x8xf32>, %s: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<1x4x8x8xf32> {
+    %a = memopt.compute "Relu"(%x) : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+    %n = memopt.compute "BatchNormalization"(%a, %s, %b) {inplace = array<i64: 0>} : (tensor<1x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x4x8x8xf32>
+    %c = memopt.compute "Relu"(%n) : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+    func.return %c : tensor<1x4x8x8xf32>
+  }
+}
+''')
+    out = tmp_path / "p.mlir"
+    subprocess.run([sys.executable, "-m", "memopt.tools.opt", "--plan-memory", str(src), "-o", str(out)], check=True)
+    r = subprocess.run([sys.executable, "-m", "memopt.tools.run", "--check", str(out)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "matches unplanned" in r.stdout
