@@ -88,6 +88,22 @@ def first_fit(problem: Problem, order: Sequence[int]) -> list[int]:
     s_start_l = s_start.tolist()
     start_l, end_l, align_l = starts.tolist(), ends.tolist(), aligns.tolist()
     out = [0] * n
+    # The numpy path's view of the window, in start order: a placed buffer's end (NONE while
+    # unplaced, so one comparison filters both), offset and top; the same for the long ones.
+    w_end = np.full(len(short), NONE, np.int64)
+    w_lo = np.zeros(len(short), np.int64)
+    w_hi = np.zeros(len(short), np.int64)
+    w_pos = np.zeros(n, np.int64)
+    w_pos[short] = np.arange(len(short))
+    w_pos_l = w_pos.tolist()
+    l_end_p = np.full(len(long_ids), NONE, np.int64)
+    l_lo = np.zeros(len(long_ids), np.int64)
+    l_hi = np.zeros(len(long_ids), np.int64)
+    l_pos = np.zeros(n, np.int64)
+    l_pos[long_ids] = np.arange(len(long_ids))
+    l_pos_l = l_pos.tolist()
+    is_long_l = is_long.tolist()
+    long_placed = 0
     for i in order:
         size = size_l[i]
         if size == 0:
@@ -117,6 +133,16 @@ def first_fit(problem: Problem, order: Sequence[int]) -> list[int]:
                     if hi > x:
                         x = hi
             x = -(-x // a) * a if a > 1 else x
+        elif paths is None:
+            live = w_end[lo_k:hi_k] > s
+            lo = w_lo[lo_k:hi_k][live]
+            hi = w_hi[lo_k:hi_k][live]
+            if long_placed:
+                lm = (l_end_p > s) & (l_start < e)
+                if lm.any():
+                    lo = np.concatenate((lo, l_lo[lm]))
+                    hi = np.concatenate((hi, l_hi[lm]))
+            x = _lowest_fit(lo, hi, size, a)
         else:
             x = _fit_numpy(i, s, e, a, size, short[lo_k:hi_k], s_end[lo_k:hi_k], long_ids, l_start, l_end,
                            placed, offsets, sizes, paths)
@@ -125,7 +151,40 @@ def first_fit(problem: Problem, order: Sequence[int]) -> list[int]:
         off_l[i] = x
         placed_l[i] = True
         out[i] = x
+        if is_long_l[i]:
+            k = l_pos_l[i]
+            l_end_p[k], l_lo[k], l_hi[k] = e, x, x + size
+            long_placed += 1
+        else:
+            k = w_pos_l[i]
+            w_end[k], w_lo[k], w_hi[k] = e, x, x + size
     return out
+
+
+NONE = np.iinfo(np.int64).min
+"""The end recorded for a buffer not placed yet: below every start, so no time test passes."""
+
+
+def _lowest_fit(lo: np.ndarray, hi: np.ndarray, size: int, a: int) -> int:
+    """The lowest ``a``-aligned offset where ``size`` bytes miss every interval ``[lo, hi)``:
+    with the intervals sorted by ``lo``, the position tried before interval ``k`` is the running
+    maximum of the earlier tops (aligned up); the answer is the first one that ends by ``lo[k]``,
+    else past the highest top."""
+    if len(lo) == 0:
+        return 0
+    by_lo = lo.argsort(kind="stable")
+    lo = lo[by_lo]
+    reach = hi[by_lo]
+    np.maximum.accumulate(reach, out=reach)
+    if a > 1:
+        reach = -(-reach // a) * a
+    if size <= lo[0]:
+        return 0
+    fits = reach[:-1] + size <= lo[1:]
+    k = int(fits.argmax()) if len(fits) else 0
+    if len(fits) and fits[k]:
+        return int(reach[k])
+    return int(reach[-1])
 
 
 SMALL = 160

@@ -702,7 +702,8 @@ class SearchStrategy(Strategy):
             if open_capacity:
                 cap = max(capacity, proven_lo)
                 if cap < best_h:
-                    status, sol = self._try_cap(st, cap, runs, work, cache, with_cpsat)
+                    status, sol = self._try_cap(st, cap, runs, work, cache, with_cpsat,
+                                                  self.seed * 1_000_003 + rounds)
                     if status == _OK:
                         found = self._offsets(problem, st, sol)
                         self.stats["exact"] = "+".join(sorted(set(cache.by)))
@@ -720,7 +721,8 @@ class SearchStrategy(Strategy):
             while lo <= hi and work.left > 0 and probes != 0:
                 probes -= 1
                 cap = lo if lo == proven_lo and not open_capacity else (lo + hi) // 2
-                status, sol = self._try_cap(st, cap, runs, work, cache, with_cpsat and not open_capacity)
+                status, sol = self._try_cap(st, cap, runs, work, cache, with_cpsat and not open_capacity,
+                                              self.seed * 1_000_003 + rounds)
                 if status == _OK:
                     found = self._offsets(problem, st, sol)
                     best_h = found[1]
@@ -744,7 +746,8 @@ class SearchStrategy(Strategy):
 
     @staticmethod
     def _try_cap(st: _Structure, cap: int, runs: list[tuple[list[int], int]], work: _Work,
-                 cache: "_PartCache", with_cpsat: bool = False) -> tuple[int, list[int] | None]:
+                 cache: "_PartCache", with_cpsat: bool = False,
+                 cpsat_seed: int = 0) -> tuple[int, list[int] | None]:
         """Fit every independent partition under ``cap``, each with its own preorder.
 
         ``runs`` are (preorder, node limit) pairs, tried in turn. Partitions are independent,
@@ -760,7 +763,8 @@ class SearchStrategy(Strategy):
             hit = cache.solved[pi]
             if hit is None or hit[0] > cap:
                 hit = None
-                exact = _cpsat_start(st, members, cap, runs, work) if with_cpsat else None
+                exact = (_cpsat_start(st, members, cap, runs, work, cpsat_seed + pi)
+                         if with_cpsat else None)
                 try:
                     for rank, limit in runs:
                         if work.left <= 0:
@@ -800,9 +804,11 @@ class SearchStrategy(Strategy):
 
 
 def _cpsat_start(st: _Structure, members: list[int], cap: int,
-                 runs: list[tuple[list[int], int]], work: _Work) -> "cpsat.Background":
+                 runs: list[tuple[list[int], int]], work: _Work, seed: int) -> "cpsat.Background":
     """CP-SAT on a partition in a background thread, next to this round's branch-and-bound
-    runs; its deterministic limit is worth the wall time those runs are allowed."""
+    runs; its deterministic limit is worth the wall time those runs are allowed. Every round
+    passes a new ``seed``: CP-SAT's run lengths are heavy-tailed in its seed, so a restart with
+    a doubled limit and a fresh seed beats replaying the same search further."""
     local = {k: i for i, k in enumerate(members)}
     neighbours = None
     if st.control_flow:
@@ -811,7 +817,7 @@ def _cpsat_start(st: _Structure, members: list[int], cap: int,
     det = nodes / NODES_PER_SECOND * cpsat.DET_PER_SECOND
     return cpsat.Background([st.size[k] for k in members], [st.start[k] for k in members],
                             [st.end[k] for k in members], [st.align[k] for k in members], cap, det,
-                            max(0.0, work.deadline - time.perf_counter()), neighbours)
+                            max(0.0, work.deadline - time.perf_counter()), neighbours, seed=seed)
 
 
 def _perturb(rank: list[int], rng: random.Random, sigma: float = 3.0) -> list[int]:

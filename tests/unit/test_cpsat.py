@@ -41,6 +41,19 @@ def test_alignment_is_honoured():
     validate(problem, Solution.of(problem, list(res.offsets), "cp-sat"))
 
 
+def test_offsets_keep_the_sizes_granularity_and_odd_alignments():
+    """The model's unit is the gcd of the sizes and of the alignments above 1 (not of the cap):
+    a problem in KiB gets KiB offsets, and an alignment of 96 next to KiB sizes still holds."""
+    problem, _ = packed(11, capacity=1 << 14, horizon=1 << 14, unit=1024)
+    res = _fit(problem.buffers, (1 << 14) + 100)  # a cap off the KiB grid
+    assert res.status == cpsat.FIT and all(o % 1024 == 0 for o in res.offsets)
+    bufs = [Buffer("a", 1024, 0, 4), Buffer("b", 2048, 1, 3, alignment=96), Buffer("c", 1024, 2, 6)]
+    res = _fit(bufs, 8192)
+    assert res.status == cpsat.FIT and res.offsets[1] % 96 == 0
+    problem = Problem.of(bufs)
+    validate(problem, Solution.of(problem, list(res.offsets), "cp-sat"))
+
+
 def test_exclusive_branches_may_share_memory():
     # Two 8-byte buffers at the same time in exclusive branches fit in 8 bytes.
     bufs = [Buffer("then", 8, 0, 2, path=((0, 0),)), Buffer("else", 8, 0, 2, path=((0, 1),))]
