@@ -339,3 +339,42 @@ def test_dense_first_fit_matches_the_window_placement(seed, alignment):
     assert dense_offsets == window_offsets
     assert firstfit.first_fit(p, order) == dense_offsets  # and the dispatcher picks the dense path
     validate(p, Solution.of(p, dense_offsets, "large-first"))
+
+
+@settings(max_examples=200, deadline=None)
+@given(case=placement_problems())
+def test_first_fit_in_runs_equals_the_reference(case) -> None:
+    """Placing runs of time-disjoint buffers at once gives sequential first fit's offsets."""
+    from memopt.planning import firstfit
+
+    p, order = case
+    saved = firstfit.BATCH_MIN, firstfit.RUN_MIN, firstfit.DENSE
+    firstfit.BATCH_MIN, firstfit.RUN_MIN, firstfit.DENSE = 1, 0, float("inf")  # always in runs
+    try:
+        got = firstfit.first_fit(p, order)
+    finally:
+        firstfit.BATCH_MIN, firstfit.RUN_MIN, firstfit.DENSE = saved
+    assert got == reference_first_fit(p, order)
+
+
+@pytest.mark.parametrize("maker,alignment", [("nn_like", 1), ("nn_like", 16), ("dense", 1), ("dense", 64)])
+def test_runs_match_one_at_a_time_on_larger_problems(maker, alignment):
+    """Thousands of buffers with long ones among them (the long array) and alignment: the run
+    path and the one-at-a-time path agree, and large-first's runs are long enough to be used."""
+    from memopt.planning import firstfit, synthetic
+
+    p = getattr(synthetic, maker)(4000, seed=7, alignment=alignment)
+    order = sorted(range(len(p)), key=lambda i: (-p.buffers[i].size, p.buffers[i].start, i))
+    saved = firstfit.BATCH_MIN, firstfit.DENSE
+    try:
+        firstfit.BATCH_MIN = 10**9
+        one_at_a_time = firstfit.first_fit(p, order)
+        firstfit.BATCH_MIN, firstfit.DENSE = 1, float("inf")
+        runs = list(firstfit._batches(order, p.starts.tolist(), p.ends.tolist(), p.sizes.tolist()))
+        in_runs = firstfit.first_fit(p, order)
+    finally:
+        firstfit.BATCH_MIN, firstfit.DENSE = saved
+    assert in_runs == one_at_a_time
+    assert sorted(i for r in runs for i in r) == [i for i in range(len(p)) if p.buffers[i].size]
+    if maker == "nn_like":
+        assert len(p) >= firstfit.RUN_MIN * len(runs)
