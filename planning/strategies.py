@@ -228,8 +228,8 @@ EXACT_MAX = 500
 """Problems up to this many buffers (and without branches) are polished by a short branch and
 bound (:func:`memopt.planning.search.exact_polish`) rather than the hill climb."""
 
-EXACT_NODES = 3_000
-"""Node budget of that branch and bound: about 0.4 s on minimalloc's 150-300-buffer instances."""
+EXACT_NODES = 5_000
+"""Node budget of that branch and bound: about 0.5 s on minimalloc's 150-450-buffer instances."""
 
 
 def polished(problem: Problem, solution: Solution) -> Solution:
