@@ -71,11 +71,13 @@ valid; the search is just weaker, and its failures prove nothing). Alignment is 
 Budget split: branch and bound gets 70 % of the budget (90 % with a capacity), hill climbing
 the rest; the portfolio's own run time counts against the budget but is never cut short.
 
-Measured (``bench/search.py``, budget 60 s, 2-core machine under load): minimalloc's challenging
-suite at capacity 1,048,576 — all six fit: A 3.7 s, B 8.4 s, C 3.5 s, D 2.5 s, E 13.1 s, F 0.2 s
-(work 33k, 79k, 37k, 15k, 188k, 1.5k nodes of the 324k cap; C lands at 1,047,552 and D at
-1,048,576, as the capacity is the target). Every idealloc trace reaches its lower bound in
-about 1 s (budget 10 s); ``nn_like(20000)`` goes from greedy +0.32 % to LB in about 4 s.
+Measured (``bench/search.py``, budget 60 s, 2-core machine): minimalloc's challenging suite at
+capacity 1,048,576 — all eleven fit: A 4.4 s, B 4.9, C 4.7, D 2.6, E 5.0, F 4.8, G 1.0, H 2.3,
+I 1.6, J 0.4, K 1.1 (minimalloc's own C++ solver, built from its repository on the same machine:
+1.0-9.4 s each). Every idealloc trace reaches its lower bound in about 1 s (budget 10 s);
+``nn_like(20000)`` goes from greedy +0.32 % to LB in about 6 s. Generated look-alikes
+(``synthetic.packed``) are harder than the suite: on the ones the search misses within 60 s,
+minimalloc's solver misses too.
 
 Determinism: all search decisions depend only on the problem, ``seed`` and counted work (branch
 and bound nodes, hill-climbing evaluations), never on the clock. The budget is turned into a
