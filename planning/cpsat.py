@@ -130,12 +130,6 @@ def fit(sizes: Sequence[int], starts: Sequence[int], ends: Sequence[int], aligns
         if seconds <= 0:
             break
     return Fit(UNKNOWN, None, work)
-    if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        offs = tuple(int(solver.Value(slot)) * step * g for slot, step in offsets)
-        return Fit(FIT, offs, work)
-    if status == cp_model.INFEASIBLE:
-        return Fit(INFEASIBLE, None, work)
-    return Fit(UNKNOWN, None, work)
 
 
 class Background:
