@@ -70,16 +70,14 @@ def first_fit(problem: Problem, order: Sequence[int]) -> list[int]:
     window = (cap + float(lengths.mean())) * n / span + int(np.count_nonzero(lengths > cap))
     if window > DENSE * n and n > SMALL and not problem.has_control_flow:
         return _first_fit_dense(starts, ends, sizes, aligns, order)
+    win = _Placed(starts, ends, cap)
     if n >= BATCH_MIN and not problem.has_control_flow:
         runs = list(_batches(order, starts.tolist(), ends.tolist(), sizes.tolist()))
         if n >= RUN_MIN * len(runs):
-            return _first_fit_batched(starts, ends, sizes, aligns, runs, cap)
-    is_long = lengths > cap
-    short = np.flatnonzero(~is_long)
-    short = short[np.argsort(starts[short], kind="stable")]
-    s_start, s_end = starts[short], ends[short]
-    long_ids = np.flatnonzero(is_long)
-    l_start, l_end = starts[long_ids], ends[long_ids]
+            return _first_fit_batched(win, starts, ends, sizes, aligns, runs)
+    short, long_ids, l_start = win.short, win.long_ids, win.l_start
+    s_start, s_end = win.s_start, ends[short]
+    l_end = ends[long_ids]
     placed = np.zeros(n, dtype=bool)
     offsets = np.zeros(n, dtype=np.int64)
     paths = [b.path for b in problem.buffers] if problem.has_control_flow else None
@@ -95,22 +93,6 @@ def first_fit(problem: Problem, order: Sequence[int]) -> list[int]:
     s_start_l = s_start.tolist()
     start_l, end_l, align_l = starts.tolist(), ends.tolist(), aligns.tolist()
     out = [0] * n
-    # The numpy path's view of the window, in start order: a placed buffer's end (NONE while
-    # unplaced, so one comparison filters both), offset and top; the same for the long ones.
-    w_end = np.full(len(short), NONE, np.int64)
-    w_lo = np.zeros(len(short), np.int64)
-    w_hi = np.zeros(len(short), np.int64)
-    w_pos = np.zeros(n, np.int64)
-    w_pos[short] = np.arange(len(short))
-    w_pos_l = w_pos.tolist()
-    l_end_p = np.full(len(long_ids), NONE, np.int64)
-    l_lo = np.zeros(len(long_ids), np.int64)
-    l_hi = np.zeros(len(long_ids), np.int64)
-    l_pos = np.zeros(n, np.int64)
-    l_pos[long_ids] = np.arange(len(long_ids))
-    l_pos_l = l_pos.tolist()
-    is_long_l = is_long.tolist()
-    long_placed = 0
     for i in order:
         size = size_l[i]
         if size == 0:
@@ -141,15 +123,7 @@ def first_fit(problem: Problem, order: Sequence[int]) -> list[int]:
                         x = hi
             x = -(-x // a) * a if a > 1 else x
         elif paths is None:
-            live = w_end[lo_k:hi_k] > s
-            lo = w_lo[lo_k:hi_k][live]
-            hi = w_hi[lo_k:hi_k][live]
-            if long_placed:
-                lm = (l_end_p > s) & (l_start < e)
-                if lm.any():
-                    lo = np.concatenate((lo, l_lo[lm]))
-                    hi = np.concatenate((hi, l_hi[lm]))
-            x = _lowest_fit(lo, hi, size, a)
+            x = win.lowest_fit(lo_k, hi_k, s, e, size, a)
         else:
             x = _fit_numpy(i, s, e, a, size, short[lo_k:hi_k], s_end[lo_k:hi_k], long_ids, l_start, l_end,
                            placed, offsets, sizes, paths)
@@ -158,18 +132,72 @@ def first_fit(problem: Problem, order: Sequence[int]) -> list[int]:
         off_l[i] = x
         placed_l[i] = True
         out[i] = x
-        if is_long_l[i]:
-            k = l_pos_l[i]
-            l_end_p[k], l_lo[k], l_hi[k] = e, x, x + size
-            long_placed += 1
-        else:
-            k = w_pos_l[i]
-            w_end[k], w_lo[k], w_hi[k] = e, x, x + size
+        win.place(i, e, x, x + size)
     return out
 
 
 NONE = np.iinfo(np.int64).min
 """The end recorded for a buffer not placed yet: below every start, so no time test passes."""
+
+
+class _Placed:
+    """The placed buffers as the numpy paths see them: the short-lived ones in start order (so a
+    window is a slice), the long-lived ones (longer than ``cap`` steps) apart; per buffer its end
+    (:data:`NONE` while unplaced, so one comparison filters both), offset and top."""
+
+    def __init__(self, starts: np.ndarray, ends: np.ndarray, cap: int) -> None:
+        self.cap = cap
+        self.is_long = ends - starts > cap
+        short = np.flatnonzero(~self.is_long)
+        self.short = short[np.argsort(starts[short], kind="stable")]
+        self.s_start = starts[self.short]
+        self.long_ids = np.flatnonzero(self.is_long)
+        self.l_start = starts[self.long_ids]
+        self.end, self.lo, self.hi = _unplaced(len(self.short))
+        self.l_end, self.l_lo, self.l_hi = _unplaced(len(self.long_ids))
+        slot = np.zeros(len(starts), np.int64)  # position in the short or the long arrays
+        slot[self.short] = np.arange(len(self.short))
+        slot[self.long_ids] = np.arange(len(self.long_ids))
+        self.slot = slot
+        self._slot_l, self._is_long_l = slot.tolist(), self.is_long.tolist()
+        self.long_placed = False
+
+    def place(self, i: int, end: int, lo: int, hi: int) -> None:
+        k = self._slot_l[i]
+        if self._is_long_l[i]:
+            self.l_end[k], self.l_lo[k], self.l_hi[k] = end, lo, hi
+            self.long_placed = True
+        else:
+            self.end[k], self.lo[k], self.hi[k] = end, lo, hi
+
+    def place_many(self, ids: np.ndarray, ends: np.ndarray, offsets: np.ndarray, sizes: np.ndarray) -> None:
+        lng = self.is_long[ids]
+        for end, lo, hi, sel in ((self.end, self.lo, self.hi, ~lng), (self.l_end, self.l_lo, self.l_hi, lng)):
+            if sel.any():
+                m = ids[sel]
+                p = self.slot[m]
+                end[p] = ends[m]
+                lo[p] = offsets[m]
+                hi[p] = offsets[m] + sizes[m]
+        self.long_placed = self.long_placed or bool(lng.any())
+
+    def meeting(self, lo_k: int, hi_k: int, s: int, e: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(offsets, tops)`` of the placed buffers live in ``[s, e)``; ``[lo_k, hi_k)`` is its
+        window of the short ones."""
+        live = self.end[lo_k:hi_k] > s
+        lo, hi = self.lo[lo_k:hi_k][live], self.hi[lo_k:hi_k][live]
+        if self.long_placed:
+            lm = (self.l_end > s) & (self.l_start < e)
+            if lm.any():
+                lo, hi = np.concatenate((lo, self.l_lo[lm])), np.concatenate((hi, self.l_hi[lm]))
+        return lo, hi
+
+    def lowest_fit(self, lo_k: int, hi_k: int, s: int, e: int, size: int, a: int) -> int:
+        return _lowest_fit(*self.meeting(lo_k, hi_k, s, e), size, a)
+
+
+def _unplaced(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    return np.full(n, NONE, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64)
 
 
 def _lowest_fit(lo: np.ndarray, hi: np.ndarray, size: int, a: int) -> int:
@@ -312,7 +340,7 @@ def _batches(order: Sequence[int], start_l: list, end_l: list, size_l: list, lim
         yield run
 
 
-def _first_fit_batched(starts, ends, sizes, aligns, runs: list[list[int]], cap: int) -> list[int]:
+def _first_fit_batched(win: "_Placed", starts, ends, sizes, aligns, runs: list[list[int]]) -> list[int]:
     """First fit placing each run of :func:`_batches` with one set of numpy operations.
 
     Per run: every member's window of short buffers (start within ``(s - cap, e)``, as in
@@ -322,26 +350,9 @@ def _first_fit_batched(starts, ends, sizes, aligns, runs: list[list[int]], cap: 
     shifted by ``member * BIG``, ``BIG`` above every top, so earlier members never win the max).
     Same offsets as placing one buffer at a time (tested); faster when runs are long
     (:data:`RUN_MIN`)."""
-    n = len(starts)
-    lengths = ends - starts
-    is_long = lengths > cap
-    short = np.flatnonzero(~is_long)
-    short = short[np.argsort(starts[short], kind="stable")]
-    s_start = starts[short]
-    long_ids = np.flatnonzero(is_long)
-    l_start = starts[long_ids]
-    w_end = np.full(len(short), NONE, np.int64)
-    w_lo = np.zeros(len(short), np.int64)
-    w_hi = np.zeros(len(short), np.int64)
-    l_end_p = np.full(len(long_ids), NONE, np.int64)
-    l_lo = np.zeros(len(long_ids), np.int64)
-    l_hi = np.zeros(len(long_ids), np.int64)
-    slot = np.zeros(n, np.int64)  # position in the short or the long arrays
-    slot[short] = np.arange(len(short))
-    slot[long_ids] = np.arange(len(long_ids))
-    offsets = np.zeros(n, np.int64)
+    cap, s_start = win.cap, win.s_start
+    offsets = np.zeros(len(starts), np.int64)
     top = 0  # highest top placed so far
-    long_placed = False
     aligned = bool((aligns > 1).any())
     for run in runs:
         ids = np.asarray(run, np.int64)
@@ -350,11 +361,12 @@ def _first_fit_batched(starts, ends, sizes, aligns, runs: list[list[int]], cap: 
         big = top + int(sz.max()) + int(al.max()) + 1
         if k * big >= 1 << 62:  # the shift would overflow: place one member at a time
             for i in run:
-                _place_runs_of_one(i, starts, ends, sizes, aligns, s_start, cap, w_end, w_lo, w_hi,
-                                   long_ids, l_start, l_end_p, l_lo, l_hi, offsets)
-            top = max(top, int((offsets[ids] + sizes[ids]).max()))
-            _record(ids, offsets, starts, ends, sizes, is_long, slot, w_end, w_lo, w_hi, l_end_p, l_lo, l_hi)
-            long_placed = long_placed or bool(is_long[ids].any())
+                si, ei = int(starts[i]), int(ends[i])
+                lo_k = int(np.searchsorted(s_start, si - cap, side="right"))
+                hi_k = int(np.searchsorted(s_start, ei, side="left"))
+                offsets[i] = win.lowest_fit(lo_k, hi_k, si, ei, int(sizes[i]), int(aligns[i]))
+            top = max(top, int((offsets[ids] + sz).max()))
+            win.place_many(ids, ends, offsets, sizes)
             continue
         a = np.searchsorted(s_start, s - cap, side="right")
         z = np.searchsorted(s_start, e, side="left")
@@ -363,16 +375,16 @@ def _first_fit_batched(starts, ends, sizes, aligns, runs: list[list[int]], cap: 
         member = np.repeat(np.arange(k), cnt)
         pos = np.repeat(a - (np.cumsum(cnt) - cnt), cnt)
         pos += np.arange(total)
-        live = w_end[pos] > s[member]
+        live = win.end[pos] > s[member]
         pos, member = pos[live], member[live]
-        lo, hi = w_lo[pos], w_hi[pos]
-        if long_placed:
-            meet = (l_end_p[None, :] > s[:, None]) & (l_start[None, :] < e[:, None])
+        lo, hi = win.lo[pos], win.hi[pos]
+        if win.long_placed:
+            meet = (win.l_end[None, :] > s[:, None]) & (win.l_start[None, :] < e[:, None])
             lm, lj = np.nonzero(meet)
             if len(lm):
                 member = np.concatenate((member, lm))
-                lo = np.concatenate((lo, l_lo[lj]))
-                hi = np.concatenate((hi, l_hi[lj]))
+                lo = np.concatenate((lo, win.l_lo[lj]))
+                hi = np.concatenate((hi, win.l_hi[lj]))
         x = np.zeros(k, np.int64)
         if len(member):
             shift = member * big
@@ -409,31 +421,5 @@ def _first_fit_batched(starts, ends, sizes, aligns, runs: list[list[int]], cap: 
                 x[fm[first]] = reach[f[first]]
         offsets[ids] = x
         top = max(top, int((x + sz).max()))
-        _record(ids, offsets, starts, ends, sizes, is_long, slot, w_end, w_lo, w_hi, l_end_p, l_lo, l_hi)
-        long_placed = long_placed or bool(is_long[ids].any())
+        win.place_many(ids, ends, offsets, sizes)
     return offsets.tolist()
-
-
-def _record(ids, offsets, starts, ends, sizes, is_long, slot, w_end, w_lo, w_hi, l_end_p, l_lo, l_hi) -> None:
-    """Mark a run's members placed in the short or long arrays."""
-    lng = is_long[ids]
-    for arr_end, arr_lo, arr_hi, sel in ((w_end, w_lo, w_hi, ~lng), (l_end_p, l_lo, l_hi, lng)):
-        if sel.any():
-            m = ids[sel]
-            p = slot[m]
-            arr_end[p] = ends[m]
-            arr_lo[p] = offsets[m]
-            arr_hi[p] = offsets[m] + sizes[m]
-
-
-def _place_runs_of_one(i, starts, ends, sizes, aligns, s_start, cap, w_end, w_lo, w_hi,
-                       long_ids, l_start, l_end_p, l_lo, l_hi, offsets) -> None:
-    s, e = int(starts[i]), int(ends[i])
-    a = int(np.searchsorted(s_start, s - cap, side="right"))
-    z = int(np.searchsorted(s_start, e, side="left"))
-    live = w_end[a:z] > s
-    lo, hi = w_lo[a:z][live], w_hi[a:z][live]
-    lm = (l_end_p > s) & (l_start < e)
-    if lm.any():
-        lo, hi = np.concatenate((lo, l_lo[lm])), np.concatenate((hi, l_hi[lm]))
-    offsets[i] = _lowest_fit(lo, hi, int(sizes[i]), int(aligns[i]))
