@@ -707,22 +707,19 @@ class SearchStrategy(Strategy):
         best_h = _height(problem, best_offsets)
         source = "large-first"
         portfolio_done = False
+        portfolio_plan = best_offsets  # the portfolio's best plan, which ``best`` would polish
         self.stats = {"lb": lb, "greedy": best_h}
 
         def run_portfolio() -> None:
-            nonlocal best_offsets, best_h, source, portfolio_done
+            nonlocal best_offsets, best_h, source, portfolio_done, portfolio_plan
             portfolio_done = True
             g = self._greedy(problem, skip=("large-first",))
             if g is not None:
                 self.stats["greedy"] = min(self.stats["greedy"], g.height)
+                if g.height < _height(problem, portfolio_plan):
+                    portfolio_plan = list(g.offsets)
             if g is not None and g.height < best_h:
                 best_offsets, best_h, source = list(g.offsets), g.height, g.strategy
-            if best_h > target and len(problem) <= EXACT_MAX and not problem.has_control_flow:
-                # ``best``'s own polish (a few thousand nodes): so that a search that misses its
-                # target still ends no higher than the default strategy would.
-                p = exact_polish(problem, best_offsets, EXACT_NODES)
-                if p[1] < best_h:
-                    best_offsets, best_h, source = p[0], p[1], "exact-polish"
 
         if cap is not None and best_h > target:
             run_portfolio()
@@ -741,6 +738,12 @@ class SearchStrategy(Strategy):
                 best_offsets, best_h, source = res[0], res[1], self.stats.get("exact", "branch-and-bound")
         if not portfolio_done and best_h > target and not proven:
             run_portfolio()
+        if best_h > target and not proven and n <= EXACT_MAX and not problem.has_control_flow:
+            # ``best``'s own polish of the portfolio's plan (a few thousand nodes), only when the
+            # target was missed: so that the search ends no higher than the default would.
+            offs, h = exact_polish(problem, portfolio_plan, EXACT_NODES)
+            if h < best_h:
+                best_offsets, best_h, source = offs, h, "exact-polish"
         if n and best_h > target and work.left > 0 and not proven:
             rng = random.Random(self.seed)
             _, offs, h = _hill_climb(problem, _order_of(problem, best_offsets), best_h, target,
