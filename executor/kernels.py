@@ -229,7 +229,7 @@ def _channel_broadcast(per: np.ndarray, shape: tuple[int, ...]) -> np.ndarray | 
     if per.ndim != 1 or len(shape) < 2:
         return None
     axes = [1] if shape[1] == per.shape[0] else [k for k, d in enumerate(shape) if d == per.shape[0]]
-    if len(axes) != 1 and not (axes and axes[0] == 1):
+    if len(axes) != 1:
         return None
     view = [1] * len(shape)
     view[axes[0]] = per.shape[0]
