@@ -1,18 +1,25 @@
 """Benchmark the ``search`` strategy (a script, not a test).
 
-Prints three tables:
+Prints, in one run:
 
 * minimalloc's challenging suite A–K at capacity 1,048,576 (height, % over best known, % over
-  LB, seconds);
+  LB, seconds), with the default ``best`` (no budget) beside it;
 * every idealloc trace without a capacity (height, LB, % over LB, seconds);
+* scaling on ``synthetic.nn_like(n)`` for n = 1k, 5k, 10k, 20k (seconds, height/LB, greedy/LB);
+* with ``--generated K``: K fresh instances built from a known packing of the capacity, of the
+  suite's joint statistics (``--family suite``, ``synthetic.suite_like``, the default) or the
+  harder per-statistic ones (``--family stress``, ``synthetic.packed``); with ``--minimalloc
+  BINARY`` MiniMalloc's own solver (built by the user from google/minimalloc) runs on each with
+  the same limit, its plans validated here.
 
-(the ``greedy`` columns are the portfolio ``best`` without a budget, for comparison; ``seconds``
-is the search alone, which includes whatever part of the portfolio it runs itself)
-* scaling on ``synthetic.nn_like(n)`` for n = 1k, 5k, 10k, 20k (seconds, height/LB, greedy/LB).
+(the ``greedy``/``best`` columns are the portfolio ``best`` without a budget, for comparison;
+``seconds`` is the search alone, which includes whatever part of the portfolio it runs itself)
 
-Usage: ``python bench/search.py [--budget S] [--only NAME] [--bench-dir DIR]``. ``--budget`` is
-the per-run budget (default: 60 s for A–K, 10 s for the others); ``--only`` keeps the rows whose
-name contains NAME (``--only C.``, ``--only resnet``, ``--only nn_like``). Every plan is validated.
+Usage: ``python bench/search.py [--budget S] [--only NAME] [--bench-dir DIR] [--generated K
+--seed S --family suite|stress --jobs J --minimalloc BINARY]``. ``--budget`` is the per-run
+budget (default: 60 s for A–K and generated instances, 10 s for the others); ``--only`` keeps
+the rows whose name contains NAME (``--only C.``, ``--only resnet``, ``--only nn_like``). Every
+plan is validated.
 """
 
 from __future__ import annotations
@@ -55,41 +62,92 @@ def run(problem, budget, capacity=None):
     return sol, seconds, strategy.stats
 
 
-def _one_generated(job):
-    from memopt.planning.synthetic import packed
+def _generate(family: str, seed: int):
+    from memopt.planning.synthetic import packed, suite_like, suite_template
 
-    seed, budget = job
-    problem, _ = packed(seed)
+    if family == "suite":
+        return suite_like(seed)[0], suite_template(seed)
+    return packed(seed)[0], "stress"
+
+
+def minimalloc_run(binary: str, problem, budget: float) -> tuple[int | None, float]:
+    """Run MiniMalloc's own solver (a binary built from google/minimalloc, given by the user) on
+    ``problem`` at ``CAPACITY`` with a wall-clock limit; its output is read back and validated
+    here like any plan. Returns (height or None when no fit was reported in time, seconds)."""
+    import subprocess
+    import tempfile
+
+    from memopt.planning import Solution
+
+    with tempfile.TemporaryDirectory() as tmp:
+        src, out = os.path.join(tmp, "in.csv"), os.path.join(tmp, "out.csv")
+        with open(src, "w") as f:
+            f.write("id,lower,upper,size\n")
+            f.writelines(f"{b.id},{b.start},{b.end},{b.size}\n" for b in problem.buffers)
+        t0 = time.perf_counter()
+        try:
+            subprocess.run([binary, f"--capacity={CAPACITY}", f"--input={src}", f"--output={out}"],
+                           capture_output=True, timeout=budget, check=False)
+        except subprocess.TimeoutExpired:
+            return None, time.perf_counter() - t0
+        seconds = time.perf_counter() - t0
+        if not os.path.exists(out):
+            return None, seconds
+        _, offsets = read_problem(open(out).read(), out)
+    if offsets is None or len(offsets) != len(problem):
+        return None, seconds
+    sol = Solution.of(problem, offsets, "minimalloc")
+    validate(problem, sol)
+    return sol.height, seconds
+
+
+def _one_generated(job):
+    family, seed, budget, binary = job
+    problem, template = _generate(family, seed)
     t0 = time.perf_counter()
     greedy = greedy_of(problem)
     greedy_s = time.perf_counter() - t0
     sol, sec, stats = run(problem, budget, CAPACITY)
-    return seed, len(problem), lower_bound(problem), greedy, greedy_s, sol.height, sec, stats.get("source")
+    mm = minimalloc_run(binary, problem, budget) if binary else None
+    return seed, template, len(problem), lower_bound(problem), greedy, greedy_s, sol.height, sec, stats.get("source"), mm
 
 
-def generated(k: int, seed: int, budget: float, jobs: int) -> None:
-    """``k`` fresh instances with the challenging suite's statistics, each built from a packing of
-    height ``CAPACITY`` (so a fit exists): does ``search`` find one within ``budget``?"""
+def generated(k: int, seed: int, budget: float, jobs: int, family: str = "suite", binary: str | None = None) -> None:
+    """``k`` fresh instances, each built from a packing of height ``CAPACITY`` (so a fit exists):
+    does ``search`` find one within ``budget``? ``family`` "suite" follows the challenging suite's
+    joint statistics (``synthetic.suite_like``, the column says which instance's family), "stress"
+    draws each statistic alone (``synthetic.packed``: harder than the suite). With ``binary``,
+    MiniMalloc's own solver runs on the same instance with the same limit, one after the other."""
     from concurrent.futures import ProcessPoolExecutor
 
-    print(f"held-out instances (planning.synthetic.packed, seeds {seed}..{seed + k - 1}), capacity {CAPACITY:,}, "
+    name = "suite_like" if family == "suite" else "packed"
+    print(f"held-out instances (planning.synthetic.{name}, seeds {seed}..{seed + k - 1}), capacity {CAPACITY:,}, "
           f"budget {budget:g} s, {jobs} in parallel")
-    print(f"{'seed':>6}{'buffers':>8}{'LB':>11}{'best':>11}{'best %':>8}{'best s':>7}{'height':>11}{'fits':>6}{'seconds':>9}  source")
-    print("(best: the default strategy without a budget; % over the capacity, a height known to be reachable)")
-    fits = fast = greedy_fits = 0
+    print(f"{'seed':>6}{'family':>7}{'buffers':>8}{'LB':>11}{'best':>11}{'best %':>8}{'best s':>7}{'height':>11}{'fits':>6}"
+          f"{'seconds':>9}" + (f"{'MiniMalloc s':>14}" if binary else "") + "  source")
+    print("(best: the default strategy without a budget; % over the capacity, a height known to be reachable"
+          + ("; MiniMalloc s: its solver's seconds to a fit, NO if none within the budget" if binary else "") + ")")
+    fits = fast = greedy_fits = mm_fits = 0
     over = []
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        for sd, n, lb, greedy, greedy_s, height, sec, source in pool.map(_one_generated, [(s, budget) for s in range(seed, seed + k)]):
+        jobs_ = [(family, s, budget, binary) for s in range(seed, seed + k)]
+        for sd, template, n, lb, greedy, greedy_s, height, sec, source, mm in pool.map(_one_generated, jobs_):
             ok = height <= CAPACITY
             fits += ok
             fast += ok and sec <= 10
             greedy_fits += greedy <= CAPACITY
             known = min(CAPACITY, height, greedy)  # a packing of CAPACITY exists by construction
             over.append(100 * (greedy - known) / known)
-            print(f"{sd:>6}{n:>8}{lb:>11,}{greedy:>11,}{100 * (greedy - CAPACITY) / CAPACITY:>8.1f}{greedy_s:>7.2f}{height:>11,}"
-                  f"{'yes' if ok else 'NO':>6}{sec:>9.2f}  {source}", flush=True)
+            mm_col = ""
+            if binary:
+                mm_ok = mm[0] is not None and mm[0] <= CAPACITY
+                mm_fits += mm_ok
+                mm_col = f"{(f'{mm[1]:.2f}' if mm_ok else 'NO'):>14}"
+            print(f"{sd:>6}{template:>7}{n:>8}{lb:>11,}{greedy:>11,}{100 * (greedy - CAPACITY) / CAPACITY:>8.1f}{greedy_s:>7.2f}"
+                  f"{height:>11,}{'yes' if ok else 'NO':>6}{sec:>9.2f}{mm_col}  {source}", flush=True)
     print(f"# {fits}/{k} fit capacity within {budget:g} s ({fast} within 10 s); default best fits {greedy_fits}, "
-          f"mean {sum(over) / len(over):.1f} % over the best known height (min of capacity, search, best)")
+          f"mean {sum(over) / len(over):.1f} % over the best known height (min of capacity, search, best)"
+          + (f"; MiniMalloc fits {mm_fits}/{k}" if binary else ""))
     print()
 
 
@@ -99,13 +157,19 @@ def main(argv=None) -> int:
     ap.add_argument("--only", default=None, help="only rows whose name contains this")
     ap.add_argument("--bench-dir", default=DEFAULT_DIR)
     ap.add_argument("--generated", type=int, default=0, metavar="K",
-                    help="also K held-out instances of planning.synthetic.packed (known to fit capacity)")
+                    help="also K held-out instances built from a known packing of the capacity")
+    ap.add_argument("--family", choices=("suite", "stress"), default="suite",
+                    help="generated instances: suite = the suite's joint statistics (synthetic.suite_like), "
+                         "stress = each statistic drawn alone (synthetic.packed, harder)")
+    ap.add_argument("--minimalloc", default=None, metavar="BINARY",
+                    help="also run MiniMalloc's solver (a binary built from google/minimalloc) on the generated instances")
     ap.add_argument("--seed", type=int, default=2026, help="first seed of the generated instances")
     ap.add_argument("--jobs", type=int, default=1,
                     help="generated instances searched in parallel (each search also runs CP-SAT in a second thread)")
     args = ap.parse_args(argv)
     if args.generated:
-        generated(args.generated, args.seed, args.budget if args.budget is not None else 60.0, args.jobs)
+        generated(args.generated, args.seed, args.budget if args.budget is not None else 60.0, args.jobs,
+                  args.family, args.minimalloc)
         if args.only is None:
             return 0
 

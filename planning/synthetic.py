@@ -7,6 +7,8 @@ Sizes follow a log-uniform spread, as activations of different layers do.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from .problem import Buffer, Problem
@@ -50,46 +52,134 @@ def dense(n: int, seed: int = 0, alignment: int = 1) -> Problem:
     )
 
 
-def packed(seed: int, capacity: int = 1 << 20, horizon: int = 1 << 20, unit: int = 1024) -> tuple[Problem, list[int]]:
-    """A held-out instance with the statistics of minimalloc's challenging suite, built from a
-    known packing: the time × memory rectangle ``horizon × capacity`` is cut recursively (a
-    guillotine partition, cuts on ``unit`` boundaries) into pieces, each a buffer at its piece's
-    offset; then a share of the pieces (0–35 %) is dropped, leaving 150–460 buffers on average,
-    so the area used spans what the suite shows (57–98 %) while a packing of height ``capacity``
-    is known to exist. Returns the problem and that packing's offsets. Per seed it draws its own
-    family parameters — how often a cut splits time rather than memory (35–60 %), how uneven cuts
-    are, the drop rate — as the suite's instances differ from each other
-    (``bench/search.py --generated``). Calibrated on the suite's eleven published instances
-    (A–K: 154–454 buffers, median buffer 1.7–8.4 % of the capacity and 2–23 % of the horizon,
-    large-first 23–41 % over): time-cut shares above 60 % gave median buffers of 10–27 % of the
-    capacity, which the suite never shows."""
-    rng = np.random.default_rng(seed)
-    target = int(rng.integers(150, 461))
-    p_time = float(rng.uniform(0.35, 0.6))
-    skew = float(rng.uniform(0.5, 3.0))  # beta(skew, skew): small = uneven cuts
-    drop = float(rng.uniform(0.0, 0.35))
+@dataclass(frozen=True)
+class Family:
+    """How a guillotine instance is cut: the parameters one family of packed instances shares.
+
+    ``time_cut`` is the chance that a cut splits time rather than memory; with ``aspect`` > 0 that
+    chance leans towards the piece's longer side (normalised units) by ``aspect`` × log(aspect
+    ratio) in logit space, which makes near-uniform tiles. ``skew`` shapes where a cut falls
+    (beta(skew, skew): small = uneven, large = near the middle). ``drop`` is the chance a piece is
+    dropped, as knots (time as a share of the horizon, chance) interpolated linearly over the
+    piece's mid time: flat for uniformly slack instances, a ramp for ones whose live set grows
+    over the program."""
+
+    time_cut: float
+    aspect: float
+    skew: float
+    drop: tuple[tuple[float, float], ...]
+
+    def drop_at(self, t: float) -> float:
+        xs, ys = zip(*self.drop)
+        return float(np.interp(t, xs, ys))
+
+    def mean_drop(self) -> float:
+        """Mean drop chance over the horizon (trapezoids over the knots)."""
+        (x0, y0), total = self.drop[0], 0.0
+        for x1, y1 in self.drop[1:]:
+            total += (x1 - x0) * (y0 + y1) / 2
+            x0, y0 = x1, y1
+        return total if len(self.drop) > 1 else y0
+
+    def cut_in_time(self, rng: np.random.Generator, duration: int, extent: int) -> bool:
+        if self.aspect == 0:
+            return rng.random() < self.time_cut
+        logit = np.log(self.time_cut / (1 - self.time_cut)) + self.aspect * np.log(duration / extent)
+        return rng.random() < 1 / (1 + np.exp(-logit))
+
+
+def guillotine(rng: np.random.Generator, buffers: int, family: Family, capacity: int = 1 << 20,
+               horizon: int = 1 << 20, unit: int = 1024) -> tuple[Problem, list[int]]:
+    """About ``buffers`` buffers cut from a known packing: the time × memory rectangle
+    ``horizon × capacity`` is cut recursively (a guillotine partition, cuts on ``unit``
+    boundaries, the piece to cut chosen by area) into pieces, each a buffer at its piece's offset;
+    then pieces are dropped as ``family.drop`` says. Returns the problem and the offsets of that
+    packing, whose height is ``capacity``: a fit is known to exist."""
     rects = [(0, horizon // unit, 0, capacity // unit)]
-    while len(rects) < int(target / (1 - drop)):
+    while len(rects) < int(buffers / (1 - family.mean_drop())):
         areas = np.array([(t1 - t0) * (m1 - m0) for t0, t1, m0, m1 in rects], dtype=np.float64)
         k = int(rng.choice(len(rects), p=areas / areas.sum()))
         t0, t1, m0, m1 = rects[k]
-        along_time = rng.random() < p_time
+        along_time = family.cut_in_time(rng, t1 - t0, m1 - m0)
         lo, hi = (t0, t1) if along_time else (m0, m1)
         if hi - lo < 2:
             along_time = not along_time
             lo, hi = (t0, t1) if along_time else (m0, m1)
             if hi - lo < 2:
                 continue
-        cut = lo + 1 + int(rng.beta(skew, skew) * (hi - lo - 1))
+        cut = lo + 1 + int(rng.beta(family.skew, family.skew) * (hi - lo - 1))
         cut = min(max(cut, lo + 1), hi - 1)
         rects.pop(k)
         if along_time:
             rects += [(t0, cut, m0, m1), (cut, t1, m0, m1)]
         else:
             rects += [(t0, t1, m0, cut), (t0, t1, cut, m1)]
-    keep = [r for r in rects if rng.random() >= drop]
-    buffers = [Buffer(f"{k}", (m1 - m0) * unit, t0 * unit, t1 * unit) for k, (t0, t1, m0, m1) in enumerate(keep)]
-    return Problem.of(buffers), [m0 * unit for _, _, m0, _ in keep]
+    span = horizon // unit
+    keep = [r for r in rects if rng.random() >= family.drop_at((r[0] + r[1]) / 2 / span)]
+    problem = Problem.of(Buffer(f"{k}", (m1 - m0) * unit, t0 * unit, t1 * unit) for k, (t0, t1, m0, m1) in enumerate(keep))
+    return problem, [m0 * unit for _, _, m0, _ in keep]
+
+
+def packed(seed: int, capacity: int = 1 << 20, horizon: int = 1 << 20, unit: int = 1024) -> tuple[Problem, list[int]]:
+    """A hard packed instance (the stress family): a :func:`guillotine` cut whose family
+    parameters are drawn per seed from wide ranges — 150–460 buffers, a time-cut share of
+    35–60 %, uneven to even cuts, a flat drop of 0–35 %. It covers the challenging suite's ranges
+    one statistic at a time but not their joint spread: it makes many instances with both a large
+    live set and no slack, a corner the suite touches once (I), and MiniMalloc's own solver misses
+    many of them within a minute. :func:`suite_like` follows the suite's joint statistics.
+    Returns the problem and the offsets of a packing of height ``capacity``."""
+    rng = np.random.default_rng(seed)
+    target = int(rng.integers(150, 461))
+    p_time = float(rng.uniform(0.35, 0.6))
+    skew = float(rng.uniform(0.5, 3.0))  # beta(skew, skew): small = uneven cuts
+    drop = float(rng.uniform(0.0, 0.35))
+    family = Family(time_cut=p_time, aspect=0.0, skew=skew, drop=((0.0, drop), (1.0, drop)))
+    return guillotine(rng, target, family, capacity, horizon, unit)
+
+
+SUITE_FAMILIES: dict[str, tuple[int, Family]] = {
+    "A": (154, Family(time_cut=0.266, aspect=0.59, skew=1.08, drop=((0.00, 0.044), (1.00, 0.044)))),  # distance 3.02
+    "B": (170, Family(time_cut=0.319, aspect=0.89, skew=1.01, drop=((0.00, 0.000), (1.00, 0.000)))),  # distance 2.56
+    "C": (203, Family(time_cut=0.447, aspect=0.55, skew=4.52, drop=((0.00, 0.012), (1.00, 0.012)))),  # distance 3.39
+    "D": (213, Family(time_cut=0.224, aspect=0.44, skew=0.65, drop=((0.00, 0.147), (1.00, 0.147)))),  # distance 2.70
+    "E": (215, Family(time_cut=0.572, aspect=1.67, skew=0.60, drop=((0.00, 0.055), (1.00, 0.055)))),  # distance 2.47
+    "F": (296, Family(time_cut=0.681, aspect=2.53, skew=5.58, drop=((0.00, 0.547), (0.46, 0.000), (1.00, 0.645)))),  # distance 2.87
+    "G": (308, Family(time_cut=0.754, aspect=2.68, skew=3.38, drop=((0.00, 0.657), (0.56, 0.000), (1.00, 0.703)))),  # distance 1.93
+    "H": (316, Family(time_cut=0.556, aspect=2.42, skew=3.99, drop=((0.00, 0.038), (0.13, 0.054), (1.00, 0.950)))),  # distance 2.94
+    "I": (374, Family(time_cut=0.374, aspect=2.99, skew=0.56, drop=((0.00, 0.104), (0.85, 0.049), (1.00, 0.135)))),  # distance 3.00
+    "J": (409, Family(time_cut=0.265, aspect=0.33, skew=0.84, drop=((0.00, 0.196), (1.00, 0.196)))),  # distance 2.49
+    "K": (454, Family(time_cut=0.547, aspect=0.19, skew=0.93, drop=((0.00, 0.407), (0.42, 0.022), (1.00, 0.055)))),  # distance 2.87
+}
+"""One family per instance of minimalloc's challenging suite: its buffer count and the
+:class:`Family` whose instances come closest to its statistics (``bench/calibrate_packed.py``
+searched them; the distance is summed over nine statistics, see there)."""
+
+
+def suite_template(seed: int) -> str:
+    """The suite instance whose family :func:`suite_like` follows for ``seed``."""
+    names = sorted(SUITE_FAMILIES)
+    return names[int(np.random.default_rng(seed).integers(len(names)))]
+
+
+def suite_like(seed: int, capacity: int = 1 << 20, horizon: int = 1 << 20, unit: int = 1024) -> tuple[Problem, list[int]]:
+    """A packed instance with the challenging suite's joint statistics: it picks one of the
+    suite's instances (A–K, uniformly), takes the family calibrated on it, jitters the family
+    (buffer count ±20 %, time-cut logit, aspect, skew, drop chances) and cuts a
+    :func:`guillotine` instance with it. Why per instance, not per statistic: hardness lives in
+    the joint spread — a large live set with no slack is rare in the suite and common when each
+    statistic is drawn alone (:func:`packed`). Returns the problem and the offsets of a packing of
+    height ``capacity``."""
+    rng = np.random.default_rng(seed)
+    names = sorted(SUITE_FAMILIES)
+    buffers, f = SUITE_FAMILIES[names[int(rng.integers(len(names)))]]
+    logit = np.log(f.time_cut / (1 - f.time_cut)) + rng.normal(0, 0.25)
+    family = Family(
+        time_cut=float(np.clip(1 / (1 + np.exp(-logit)), 0.02, 0.98)),
+        aspect=float(max(0.0, f.aspect + rng.uniform(-0.2, 0.2))),
+        skew=float(f.skew * np.exp(rng.normal(0, 0.15))),
+        drop=tuple((x, float(np.clip(y + rng.uniform(-0.03, 0.03), 0, 0.95))) for x, y in f.drop),
+    )
+    return guillotine(rng, int(round(buffers * rng.uniform(0.8, 1.2))), family, capacity, horizon, unit)
 
 
 def training(n: int, seed: int = 0, alignment: int = 1) -> Problem:

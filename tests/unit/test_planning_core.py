@@ -319,6 +319,48 @@ def test_packed_instances_carry_a_packing_that_fits(seed: int) -> None:
     assert packed(seed)[1] == offsets  # deterministic
 
 
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 10**6))
+def test_suite_like_instances_carry_a_packing_that_fits(seed: int) -> None:
+    """planning.synthetic.suite_like: a known packing of height = capacity, the buffer count of
+    its template instance within the ±20 % jitter (and what drop chance leaves), deterministic."""
+    from memopt.planning.synthetic import SUITE_FAMILIES, suite_like, suite_template
+
+    p, offsets = suite_like(seed)
+    sol = Solution.of(p, offsets, "known")
+    validate(p, sol)
+    assert sol.height <= 1 << 20 and lower_bound(p) <= 1 << 20
+    assert all(b.size % 1024 == 0 and b.start % 1024 == 0 and b.end % 1024 == 0 for b in p.buffers)
+    template = suite_template(seed)
+    assert template in SUITE_FAMILIES
+    n = SUITE_FAMILIES[template][0]
+    assert 0.5 * n <= len(p) <= 1.6 * n
+    q, again = suite_like(seed)
+    assert again == offsets and q.buffers == p.buffers
+
+
+def test_guillotine_without_drops_fills_the_rectangle() -> None:
+    """With no piece dropped the pieces tile horizon × capacity exactly: total area = the
+    rectangle's, and the known packing's height is the capacity."""
+    from memopt.planning.synthetic import Family, guillotine
+
+    family = Family(time_cut=0.5, aspect=1.0, skew=2.0, drop=((0.0, 0.0), (1.0, 0.0)))
+    p, offsets = guillotine(np.random.default_rng(3), 200, family, capacity=1 << 16, horizon=1 << 12, unit=16)
+    assert len(p) == 200
+    assert sum(b.size * (b.end - b.start) for b in p.buffers) == (1 << 16) * (1 << 12)
+    assert Solution.of(p, offsets, "known").height == 1 << 16
+    validate(p, Solution.of(p, offsets, "known"))
+
+
+def test_family_drop_profile_interpolates_and_averages() -> None:
+    from memopt.planning.synthetic import Family
+
+    ramp = Family(time_cut=0.5, aspect=0.0, skew=1.0, drop=((0.0, 0.8), (0.5, 0.0), (1.0, 0.4)))
+    assert ramp.drop_at(0.25) == pytest.approx(0.4)
+    assert ramp.drop_at(0.75) == pytest.approx(0.2)
+    assert ramp.mean_drop() == pytest.approx(0.5 * 0.4 + 0.5 * 0.2)
+
+
 @pytest.mark.parametrize("seed,alignment", [(0, 1), (1, 16), (2, 64)])
 def test_dense_first_fit_matches_the_window_placement(seed, alignment):
     """Large nested live sets take the offset-sorted path; its offsets are the windows' own."""
