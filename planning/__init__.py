@@ -17,4 +17,5 @@ __all__ = [
 
 # Strategies defined in their own modules register themselves on import (portfolio order).
 from . import megengine as _megengine, nnvm as _nnvm  # noqa: E402,F401
+from . import skyline as _skyline  # noqa: E402,F401
 from . import search as _search  # noqa: E402,F401  (registers the "search" strategy)

@@ -34,6 +34,8 @@ class Strategy(ABC):
     """Whether ``best`` runs this strategy."""
     uses_budget: ClassVar[bool] = False
     """Anytime strategies (``search``) join ``best`` only when a time budget is given, and get it."""
+    portfolio_max: ClassVar[int | None] = None
+    """Without a budget, ``best`` skips this member above this many buffers (a size rule)."""
 
     @abstractmethod
     def plan(self, problem: Problem) -> Solution: ...
@@ -201,6 +203,10 @@ class Best(Strategy):
             keep = tuple(m.name for m in members)
         skipped = [m.name for m in members if m.name not in keep]
         members = [m for m in members if m.name in keep]
+        if self.budget is None:
+            skipped += [f"{m.name} (over {m.portfolio_max:,} buffers)" for m in members
+                        if m.portfolio_max is not None and n > m.portfolio_max]
+            members = [m for m in members if m.portfolio_max is None or n <= m.portfolio_max]
         lb = lower_bound_inplace(problem)  # no plan goes below it: a member reaching it ends the run
         best: Solution | None = None
         ran: list[str] = []

@@ -1,0 +1,91 @@
+"""Skyline best fit (planning/skyline.py): valid on any problem, the gap rule by hand, the size
+rule that keeps it out of ``best`` on large inputs."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from memopt.planning import Buffer, Problem, Solution, lower_bound, make_strategy, validate
+from memopt.planning.skyline import FILL_RULES, Skyline, skyline_offsets
+
+
+@st.composite
+def problems(draw):
+    n = draw(st.integers(1, 40))
+    buffers = []
+    for i in range(n):
+        start = draw(st.integers(0, 30))
+        length = draw(st.integers(1, 15))
+        size = draw(st.integers(1, 200))
+        align = draw(st.sampled_from([1, 1, 4, 16]))
+        buffers.append(Buffer(f"b{i}", size, start, start + length, align))
+    return Problem.of(buffers)
+
+
+@settings(max_examples=150, deadline=None)
+@given(p=problems(), rule=st.sampled_from(sorted(FILL_RULES)))
+def test_every_skyline_plan_is_valid_and_aligned(p, rule):
+    offsets = skyline_offsets(p, rule)
+    sol = Solution.of(p, offsets, "skyline")
+    validate(p, sol)
+    assert all(o % b.alignment == 0 for o, b in zip(offsets, p.buffers))
+    assert sol.height >= lower_bound(p)
+
+
+@settings(max_examples=50, deadline=None)
+@given(p=problems())
+def test_the_strategy_keeps_the_lower_rule_and_is_deterministic(p):
+    sol = Skyline().plan(p)
+    heights = [Solution.of(p, skyline_offsets(p, r), "x").height for r in FILL_RULES]
+    assert sol.height == min(heights)
+    assert Skyline().plan(p).offsets == sol.offsets
+
+
+def test_a_time_cut_tiling_is_packed_exactly():
+    """One long buffer under two that split its lifetime, and a third layer: the lowest gap is
+    always filled by a buffer that fits inside it — the longest first — so the plan reaches the
+    bound."""
+    p = Problem.of([
+        Buffer("long", 50, 0, 10),
+        Buffer("left", 100, 0, 4),
+        Buffer("right", 60, 4, 10),
+        Buffer("top", 40, 4, 10),
+    ])
+    offsets = skyline_offsets(p, "duration")
+    assert dict(zip((b.id for b in p.buffers), offsets)) == {"long": 0, "left": 50, "right": 50, "top": 110}
+    assert Solution.of(p, offsets, "x").height == lower_bound(p) == 150
+
+
+def test_a_gap_nothing_fits_is_raised_and_wasted():
+    """After a [0,3) is placed, the gap [3,4) beside it takes no buffer (b and c start earlier):
+    it is raised to a's top, and c, the longest of the rest, goes on top."""
+    p = Problem.of([Buffer("a", 100, 0, 3), Buffer("b", 50, 1, 2), Buffer("c", 80, 2, 4)])
+    assert skyline_offsets(p, "duration") == [0, 100, 100]
+
+
+def test_best_runs_skyline_on_small_inputs_and_skips_it_on_large_ones():
+    from memopt.planning.synthetic import nn_like
+
+    small = Problem.of([Buffer("a", 100, 0, 3), Buffer("b", 50, 1, 2), Buffer("c", 80, 2, 4), Buffer("d", 70, 0, 1)])
+    best = make_strategy("best", polish=False)
+    best.plan(small)
+    assert "skyline" in best.stats["members"] or any(s.startswith("skyline (lower bound") for s in best.stats["skipped"])
+    big = nn_like(Skyline.portfolio_max + 1)
+    best.plan(big)
+    assert f"skyline (over {Skyline.portfolio_max:,} buffers)" in best.stats["skipped"]
+    assert "skyline" not in best.stats["members"]
+    # Asked for by name it runs at any size.
+    validate(big, make_strategy("skyline").plan(big))
+
+
+def test_empty_problem():
+    assert skyline_offsets(Problem.of([])) == []
+
+
+@pytest.mark.parametrize("rule", sorted(FILL_RULES))
+def test_each_rule_on_the_suite_instance_shape(rule):
+    from memopt.planning.synthetic import suite_like
+
+    p, _ = suite_like(7)
+    validate(p, Solution.of(p, skyline_offsets(p, rule), "x"))
