@@ -68,20 +68,19 @@ def skyline_offsets(problem: Problem, rule: str = "duration") -> list[int]:
         if b is not None:
             b.prev = a
 
+    def join(a: _Segment, b: _Segment) -> _Segment:
+        """One segment for two adjacent ones of the same height."""
+        a.alive = b.alive = False
+        m = _Segment(a.t0, b.t1, a.y)
+        link(a.prev, m), link(m, b.next)
+        return m
+
     def merge(s: _Segment) -> _Segment:
         """Merge ``s`` with neighbours of the same height (the skyline stays minimal)."""
         while s.prev is not None and s.prev.y == s.y:
-            p = s.prev
-            p.alive = s.alive = False
-            m = _Segment(p.t0, s.t1, s.y)
-            link(p.prev, m), link(m, s.next)
-            s = m
+            s = join(s.prev, s)
         while s.next is not None and s.next.y == s.y:
-            q = s.next
-            q.alive = s.alive = False
-            m = _Segment(s.t0, q.t1, s.y)
-            link(s.prev, m), link(m, q.next)
-            s = m
+            s = join(s, s.next)
         return s
 
     push(first)
