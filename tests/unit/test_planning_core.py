@@ -154,7 +154,9 @@ def test_validator_agrees_with_pairwise_definition(rows, data):
     assert bool(find_conflicts(p, offsets)) == expected
 
 
-@pytest.mark.parametrize("n,seed", [(100, 0), (200, 2), (200, 3)])
+# Instances the portfolio (skyline included) leaves above the bound; nn_like(200, seed=2) was one
+# until skyline reached its bound.
+@pytest.mark.parametrize("n,seed", [(100, 0), (200, 3), (200, 6)])
 def test_best_polishes_plans_the_portfolio_leaves_above_the_bound(n, seed):
     p = nn_like(n, seed=seed)
     plain = make_strategy("best", polish=False).plan(p)
