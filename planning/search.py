@@ -299,7 +299,7 @@ class _Rank(list):
 class _BranchAndBound:
     """Decide whether the buffers fit under ``cap``; offsets in :attr:`solution` on success."""
 
-    def __init__(self, st: _Structure, cap: int, rank: list[int], work: _Work) -> None:
+    def __init__(self, st: _Structure, cap: int, rank: _Rank, work: _Work) -> None:
         self.st = st
         self.cap = cap
         self.rank = rank
@@ -504,7 +504,7 @@ class _BranchAndBound:
         unplaced = [k for k in members if assign[k] < 0]
         cut_points = [a, *[s for s in zeros if a < s < z], z]
         # A buffer belongs to every piece its section range meets; by construction it meets one.
-        heuristic = getattr(self.rank, "heuristic", None)
+        heuristic = self.rank.heuristic
         rerank = heuristic is not None and "T" in heuristic and self.infer
         for part, pa, pz in st._split(unplaced, cut_points):
             if rerank:
@@ -903,11 +903,12 @@ def _cpsat_start(st: _Structure, members: list[int], cap: int,
                             max(0.0, work.deadline - time.perf_counter()), neighbours, seed=seed)
 
 
-def _perturb(rank: list[int], rng: random.Random, sigma: float = 3.0) -> list[int]:
-    """A jittered copy of a preorder: every buffer moves by about ``sigma`` places."""
+def _perturb(rank: list[int], rng: random.Random, sigma: float = 3.0) -> "_Rank":
+    """A jittered copy of a preorder: every buffer moves by about ``sigma`` places (no named
+    heuristic, so its sub-problems keep these ranks)."""
     key = [r + rng.gauss(0.0, sigma) for r in rank]
     order = sorted(range(len(rank)), key=key.__getitem__)
-    out = [0] * len(rank)
+    out = _Rank([0] * len(rank))
     for r, k in enumerate(order):
         out[k] = r
     return out
