@@ -208,23 +208,30 @@ def peak(fv: FunctionView) -> Peak:
 
 def _heaviest_paths(tensors: list[TensorBox]) -> dict[Path, int]:
     """For every branch node (a path prefix ending in an ``if``), the branch chosen: the one whose
-    subtree holds the most bytes among ``tensors``."""
-    weight: dict[Path, int] = {}
+    heaviest execution path holds the most bytes among ``tensors`` (first branch on a tie).
+
+    A node's heaviest path is its own tensors plus, for each ``if`` directly inside it, the
+    heaviest of that ``if``'s branches — not all of the node's descendants: two nested branches
+    never run together, so summing them would favour a branch that splits its bytes over an
+    inner ``if``. Computed bottom-up (deepest nodes first), so deep nesting needs no recursion."""
+    own: dict[Path, int] = {}
+    nodes: set[Path] = {()}
     for t in tensors:
-        for k in range(len(t.path) + 1):
-            weight[t.path[:k]] = weight.get(t.path[:k], 0) + t.size
-    # Children of a node, per if id: weight includes nested choices only approximately (all
-    # descendants), which is exact for the common one-level case and a sound pick otherwise.
-    chosen: dict[Path, int] = {}
-    for p in sorted(weight, key=len):
-        if not p:
-            continue
-        parent, (if_id, branch) = p[:-1], p[-1]
-        key = parent + ((if_id, -1),)
-        best = chosen.get(key)
-        if best is None or weight[p] > weight[parent + ((if_id, best),)]:
-            chosen[key] = branch
-    return chosen
+        own[t.path] = own.get(t.path, 0) + t.size
+        nodes.update(t.path[:k] for k in range(1, len(t.path) + 1))
+    ifs_in: dict[Path, set[Path]] = {}  # node -> its ifs, each as node + ((if_id, -1),)
+    for p in nodes:
+        if p:
+            ifs_in.setdefault(p[:-1], set()).add(p[:-1] + ((p[-1][0], -1),))
+    best: dict[Path, tuple[int, int]] = {}  # if -> (chosen branch, its heaviest path)
+    for p in sorted(nodes, key=lambda q: (-len(q), q)):  # every branch before the node it is in
+        w = own.get(p, 0) + sum(best[key][1] for key in ifs_in.get(p, ()))
+        if p:
+            key, branch = p[:-1] + ((p[-1][0], -1),), p[-1][1]
+            got = best.get(key)
+            if got is None or w > got[1] or (w == got[1] and branch < got[0]):
+                best[key] = (branch, w)
+    return {key: branch for key, (branch, _) in best.items()}
 
 
 def _on(path: Path, chosen: dict[Path, int]) -> bool:

@@ -147,6 +147,17 @@ def test_live_curve_is_lb_nest(items):
     assert p.live_bytes == live.max() == sum(t.size for t in p.tensors)
 
 
+def test_peak_picks_the_branch_with_the_heaviest_path_not_the_most_bytes():
+    """Branch 0 of the outer ``if`` holds 1 + 58 bytes but split over an inner ``if``, so its
+    heaviest path is 58; branch 1 holds 6 + 53 = 59 on one path and makes the peak (a case
+    hypothesis found: summing every descendant picked branch 0 and listed 58 bytes)."""
+    items = [(1, ((0, 0), (1, 1))), (6, ((0, 1),)), (53, ((0, 1),)), (58, ((0, 0), (1, 0)))]
+    boxes = tuple(TensorBox(f"b{k}", 0, z, 0, 1, "buffer", path) for k, (z, path) in enumerate(items))
+    p = peak(FunctionView("f", 0, 0, "given", boxes))
+    assert p.live_bytes == 59
+    assert [t.name for t in p.tensors] == ["b2", "b1"]
+
+
 # --------------------------------------------------------------------------- pictures
 
 
