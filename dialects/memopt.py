@@ -78,6 +78,9 @@ from xdsl.traits import (
 )
 from xdsl.utils.exceptions import VerifyException
 
+REMAT_ATTR = "memopt.remat"
+"""On a recomputed op (``rematerialize``): the identity of the op it recomputes."""
+
 PLAN_ATTR = "memopt.plan"
 """Discardable attribute on ``func.func`` holding a :class:`PlanAttr`."""
 OFFSETS_ATTR = "memopt.offsets"

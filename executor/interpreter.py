@@ -26,7 +26,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from memopt.diagnostics import MemoptError
 from memopt.dialects.memopt import (
     ComputeOp, CopyOp, DmaBufferOp, DmaStartOp, DmaWaitOp, GetGlobalOp, GlobalOp, IfOp, LoopOp, ViewOp,
-    YieldOp, byte_size,
+    REMAT_ATTR, YieldOp, byte_size,
 )
 
 from . import kernels
@@ -51,10 +51,6 @@ class Execution:
     func: func.FuncOp
     outputs: list[np.ndarray]
     types: list
-
-
-REMAT_ATTR = "memopt.remat"
-"""On a recomputed op (``rematerialize``): the identity of the op it recomputes."""
 
 
 def op_identities(f: func.FuncOp) -> dict[Operation, int]:

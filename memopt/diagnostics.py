@@ -132,6 +132,30 @@ class LocatedParser(Parser):
             cache[text] = result
         return result
 
+    _SIMPLE_LIST = rf"\((?:{_SIMPLE_TYPE.pattern}(?:\s*,\s*{_SIMPLE_TYPE.pattern})*)?\)"
+    _SIMPLE_FUNCTION_TYPE = re.compile(rf"{_SIMPLE_LIST}\s*->\s*(?:{_SIMPLE_TYPE.pattern}|{_SIMPLE_LIST})")
+
+    def parse_optional_function_type(self):
+        """xDSL's function-type parser, with ``(tensor<..>, ..) -> tensor<..>`` memoised by its
+        text like the simple types above. Why: every ``memopt.compute`` spells one, and the
+        brackets, commas and arrow around its types are a third of a large program's tokens."""
+        start = self._current_token.span.start
+        content = self.lexer.input.content
+        m = self._SIMPLE_FUNCTION_TYPE.match(content, start)
+        if m is None:
+            return super().parse_optional_function_type()
+        text = m.group(0)
+        cache = self.__dict__.setdefault("_function_type_memo", {})
+        hit = cache.get(text)
+        if hit is not None:
+            self._resume_from(m.end())
+            return hit
+        result = super().parse_optional_function_type()
+        if result is not None and self._current_token.span.start >= m.end() and \
+                not content[m.end():self._current_token.span.start].strip():
+            cache[text] = result
+        return result
+
     def parse_type(self):
         result = self.parse_optional_type()
         if result is None:

@@ -33,8 +33,7 @@ from xdsl.ir import Operation, OpResult
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from memopt.diagnostics import MemoptError, copy_location
-from memopt.dialects.memopt import ComputeOp, CopyOp, ViewOp, byte_size
-from memopt.executor.interpreter import REMAT_ATTR
+from memopt.dialects.memopt import REMAT_ATTR, ComputeOp, CopyOp, ViewOp, byte_size
 from memopt.passes.dma_profile import op_macs
 from memopt.passes.lifetime import FunctionLifetimes, analyze_function, take_body
 from memopt.planning.latency import Target

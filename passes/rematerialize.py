@@ -41,9 +41,8 @@ from xdsl.passes import ModulePass
 
 from memopt.diagnostics import MemoptError, copy_location
 from memopt.dialects.memopt import (
-    ComputeOp, DmaStartOp, DmaWaitOp, GetGlobalOp, ViewOp, byte_size,
+    REMAT_ATTR, ComputeOp, DmaStartOp, DmaWaitOp, GetGlobalOp, ViewOp, byte_size,
 )
-from memopt.executor.interpreter import REMAT_ATTR
 from memopt.passes.dma_profile import op_macs
 from memopt.passes.lifetime import analyze_function, planned_functions, take_body
 from memopt.passes.options import option

@@ -13,7 +13,7 @@ import io
 import sys
 from collections.abc import Sequence
 
-from memopt.cli import ArgParser, ToolError, one_line, run_tool, write_output
+from memopt.cli import ArgParser, ToolError, one_line, process_entry, run_tool, write_output
 
 PROG = "memopt-import"
 
@@ -69,5 +69,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     return run_tool(PROG, _run, argv)
 
 
+entry = process_entry(main)
+"""The ``memopt-import`` console script: :func:`main` as a whole process (see :func:`process_entry`)."""
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()

@@ -22,7 +22,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from memopt.cli import ArgParser, ToolError, one_line, parse_source, run_tool, write_output
+from memopt.cli import ArgParser, ToolError, one_line, parse_source, process_entry, run_tool, write_output
 
 PROG = "memopt-opt"
 
@@ -321,6 +321,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     return run_tool(PROG, _run, argv)
 
 
+entry = process_entry(main)
+"""The ``memopt-opt`` console script: :func:`main` as a whole process (see :func:`process_entry`)."""
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()
 

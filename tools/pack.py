@@ -12,7 +12,7 @@ import argparse
 import sys
 import time
 
-from memopt.cli import ArgParser, ToolError, read_input, run_tool, write_output
+from memopt.cli import ArgParser, ToolError, process_entry, read_input, run_tool, write_output
 from memopt.planning import PlanningError, Solution, lower_bound, make_strategy, strategy_names, validate
 from memopt.planning.csvio import read_problem, write_solution
 from memopt.planning.numbers import INT64_MAX, check_finite_positive
@@ -123,5 +123,9 @@ def main(argv: list[str] | None = None) -> int:
     return run_tool(PROG, _run, argv)
 
 
+entry = process_entry(main)
+"""The ``memopt-pack`` console script: :func:`main` as a whole process (see :func:`process_entry`)."""
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()

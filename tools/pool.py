@@ -18,10 +18,9 @@ allocated,reserved`` rows (the memory-over-time series ``memopt-report`` can plo
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Sequence
 
-from memopt.cli import ArgParser, ToolError, parse_source, read_input, run_tool, write_output
+from memopt.cli import ArgParser, ToolError, parse_source, process_entry, read_input, run_tool, write_output
 
 PROG = "memopt-pool"
 
@@ -153,5 +152,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     return run_tool(PROG, _run, argv)
 
 
+entry = process_entry(main)
+"""The ``memopt-pool`` console script: :func:`main` as a whole process (see :func:`process_entry`)."""
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()

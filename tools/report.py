@@ -16,10 +16,9 @@ else ``@main``, else the first planned function. Pictures need matplotlib (``pip
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Sequence
 
-from memopt.cli import ArgParser, ToolError, parse_source, run_tool, write_output
+from memopt.cli import ArgParser, ToolError, parse_source, process_entry, run_tool, write_output
 
 PROG = "memopt-report"
 FORMATS = ("txt", "html", "svg", "png")
@@ -138,5 +137,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     return run_tool(PROG, _run, argv)
 
 
+entry = process_entry(main)
+"""The ``memopt-report`` console script: :func:`main` as a whole process (see :func:`process_entry`)."""
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()

@@ -20,12 +20,11 @@ Every failure is one line on stderr (internal errors exit 2); never a traceback.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 
 import numpy as np
 
-from memopt.cli import ArgParser, ToolError, parse_source, run_tool, write_output
+from memopt.cli import ArgParser, ToolError, parse_source, process_entry, run_tool, write_output
 
 PROG = "memopt-run"
 
@@ -181,5 +180,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     return run_tool(PROG, _run, argv)
 
 
+entry = process_entry(main)
+"""The ``memopt-run`` console script: :func:`main` as a whole process (see :func:`process_entry`)."""
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()

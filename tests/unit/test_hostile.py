@@ -69,6 +69,23 @@ def test_full_device(cmd, prog):
     assert_one_line_error(run(cmd), prog, "No space left on device")
 
 
+def test_a_large_output_through_a_pipe_is_complete(tmp_path):
+    """The console scripts leave with ``os._exit`` (``memopt.cli.process_entry``): whatever they
+    print must be flushed first, all of it, also through a pipe to a reader that is slower."""
+    from memopt.tools.opt import main
+
+    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    from parse_scaling import chain
+
+    src = tmp_path / "chain.mlir"
+    src.write_text(chain(1000))
+    assert main(["--plan-memory", str(src), "-o", str(tmp_path / "want.mlir")]) == 0
+    r = run(f"memopt-opt --plan-memory {src} | (sleep 0.2; cat)")
+    assert r.returncode == 0 and r.stderr == b""
+    want = (tmp_path / "want.mlir").read_bytes()
+    assert len(want) > 100_000 and r.stdout == want
+
+
 @pytest.mark.parametrize("cmd,prog", [
     (f"memopt-opt {CHAIN} -o /", "memopt-opt"),
     (f"memopt-pack {CSV12} -o /", "memopt-pack"),

@@ -48,3 +48,39 @@ def test_a_bad_type_is_still_located_after_good_ones_were_memoised():
     with pytest.raises(ToolError) as e:
         parse_source(bad, "t.mlir", allow_unregistered=True)
     assert e.value.line == 5
+
+
+COMPUTE = """
+builtin.module {
+  func.func @g(%a: tensor<4xf32>, %b: tensor<8xi8>) -> tensor<4xf32> {
+    %x = memopt.compute "add"(%a, %a) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %y = memopt.compute "add"(%x, %a) : (tensor<4xf32>,tensor<4xf32>)->tensor<4xf32>
+    %p, %q = memopt.compute "split"(%b) : (tensor<8xi8>) -> (tensor<4xi8>, tensor<4xi8>)
+    %r, %s = memopt.compute "split"(%b) : (tensor<8xi8>) -> (tensor<4xi8>, tensor<4xi8>)
+    %z = memopt.compute "mix"(%y, %p, %s) {cost = 3 : i64} : (tensor<4xf32>, tensor<4xi8>, tensor<4xi8>) -> tensor<4xf32>
+    func.return %z : tensor<4xf32>
+  }
+}
+"""
+
+
+def test_memoised_function_types_parse_and_print_as_xdsl_does():
+    _, module = parse_source(COMPUTE, "c.mlir")
+    plain = _print(Printer, module)
+    assert _print(MemoPrinter, module) == plain
+    assert plain.count(": (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>") == 2
+    assert plain.count(": (tensor<8xi8>) -> (tensor<4xi8>, tensor<4xi8>)") == 2
+    _, again = parse_source(plain, "c2.mlir")
+    assert _print(Printer, again) == plain
+
+
+def test_a_bad_function_type_is_still_located_after_good_ones_were_memoised():
+    bad = COMPUTE.replace('%r, %s = memopt.compute "split"(%b) : (tensor<8xi8>) -> (tensor<4xi8>, tensor<4xi8>)',
+                          '%r, %s = memopt.compute "split"(%b) : (tensor<8xi8>) -> (tensor<4xi9>, tensor<4xi8>)')
+    assert bad != COMPUTE
+    _, module = parse_source(bad, "c.mlir")  # i9 is a valid integer type: a different type, not a memo hit
+    assert _print(MemoPrinter, module).count("-> (tensor<4xi9>, tensor<4xi8>)") == 1
+    wrong = COMPUTE.replace("(tensor<4xf32>,tensor<4xf32>)->tensor<4xf32>", "(tensor<4xf32>,tensor<4xf32>)->tensor<4xq32>")
+    with pytest.raises(ToolError) as e:
+        parse_source(wrong, "c.mlir")
+    assert e.value.line == 5
