@@ -31,6 +31,7 @@ implementation is the reference of ``tests/unit/test_planning_core.py``'s proper
 
 from __future__ import annotations
 
+import copy
 from bisect import bisect_left, bisect_right
 from typing import Sequence
 
@@ -55,43 +56,71 @@ def _choose_cap(lengths: np.ndarray, starts_per_step: float) -> int:
     return max(best, 0) if n else 0
 
 
+class _Setup:
+    """What :func:`first_fit` derives from a problem alone, whatever the order: the arrays, the
+    lifetime cap and its window layout, the Python mirrors of the read-only arrays. Why cached
+    (on the problem, :func:`_setup`): the polishes and the control-flow planners run first fit
+    hundreds of times on one problem, and on small problems deriving these (a quantile, sorts,
+    list conversions) cost more than the placement itself."""
+
+    def __init__(self, problem: Problem) -> None:
+        n = len(problem)
+        self.starts = starts = problem.starts
+        self.ends = ends = problem.ends
+        self.sizes = sizes = problem.sizes
+        self.aligns = problem.alignments
+        lengths = ends - starts
+        span = max(int(ends.max() - starts.min()), 1)
+        cap = _choose_cap(lengths, n / span)
+        window = (cap + float(lengths.mean())) * n / span + int(np.count_nonzero(lengths > cap))
+        self.has_control_flow = problem.has_control_flow
+        self.dense = window > DENSE * n and n > SMALL and not self.has_control_flow
+        self.placed = _Placed(starts, ends, cap)
+        win = self.placed
+        self.paths = [b.path for b in problem.buffers] if self.has_control_flow else None
+        self.s_end = ends[win.short]
+        self.l_end = ends[win.long_ids]
+        self.size_l, self.short_l, self.s_end_l = sizes.tolist(), win.short.tolist(), self.s_end.tolist()
+        self.long_l, self.l_start_l, self.l_end_l = win.long_ids.tolist(), win.l_start.tolist(), self.l_end.tolist()
+        self.s_start_l = win.s_start.tolist()
+        self.start_l, self.end_l, self.align_l = starts.tolist(), ends.tolist(), self.aligns.tolist()
+
+
+def _setup(problem: Problem) -> _Setup:
+    got = problem._arrays.get("first_fit")  # the problem's cache of derived arrays
+    if got is None:
+        got = problem._arrays["first_fit"] = _Setup(problem)
+    return got
+
+
 def first_fit(problem: Problem, order: Sequence[int]) -> list[int]:
     """Offsets (in problem order) from placing buffers in ``order`` at the lowest free offset."""
     n = len(problem)
     if n == 0:
         return []
-    starts = problem.starts.astype(np.int64)
-    ends = problem.ends.astype(np.int64)
-    sizes = problem.sizes.astype(np.int64)
-    aligns = problem.alignments.astype(np.int64)
-    lengths = ends - starts
-    span = max(int(ends.max() - starts.min()), 1)
-    cap = _choose_cap(lengths, n / span)
-    window = (cap + float(lengths.mean())) * n / span + int(np.count_nonzero(lengths > cap))
-    if window > DENSE * n and n > SMALL and not problem.has_control_flow:
+    fs = _setup(problem)
+    starts, ends, sizes, aligns = fs.starts, fs.ends, fs.sizes, fs.aligns
+    if fs.dense:
         return _first_fit_dense(starts, ends, sizes, aligns, order)
-    win = _Placed(starts, ends, cap)
-    if n >= BATCH_MIN and not problem.has_control_flow:
-        runs = list(_batches(order, starts.tolist(), ends.tolist(), sizes.tolist()))
+    win = fs.placed.fresh()
+    cap = win.cap
+    if n >= BATCH_MIN and not fs.has_control_flow:
+        runs = list(_batches(order, fs.start_l, fs.end_l, fs.size_l))
         if n >= RUN_MIN * len(runs):
             return _first_fit_batched(win, starts, ends, sizes, aligns, runs)
     short, long_ids, l_start = win.short, win.long_ids, win.l_start
-    s_start, s_end = win.s_start, ends[short]
-    l_end = ends[long_ids]
+    s_end, l_end = fs.s_end, fs.l_end
     placed = np.zeros(n, dtype=bool)
     offsets = np.zeros(n, dtype=np.int64)
-    paths = [b.path for b in problem.buffers] if problem.has_control_flow else None
+    paths = fs.paths
     # Python mirrors for small windows, where a list scan beats numpy's per-call overhead.
     placed_l = [False] * n
     off_l = [0] * n
-    size_l = sizes.tolist()
-    short_l = short.tolist()
-    s_end_l = s_end.tolist()
-    long_l = long_ids.tolist()
-    l_start_l, l_end_l = l_start.tolist(), l_end.tolist()
+    size_l, short_l, s_end_l = fs.size_l, fs.short_l, fs.s_end_l
+    long_l, l_start_l, l_end_l = fs.long_l, fs.l_start_l, fs.l_end_l
     small_long = len(long_l) <= SMALL
-    s_start_l = s_start.tolist()
-    start_l, end_l, align_l = starts.tolist(), ends.tolist(), aligns.tolist()
+    s_start_l = fs.s_start_l
+    start_l, end_l, align_l = fs.start_l, fs.end_l, fs.align_l
     out = [0] * n
     for i in order:
         size = size_l[i]
@@ -161,6 +190,14 @@ class _Placed:
         self.slot = slot
         self._slot_l, self._is_long_l = slot.tolist(), self.is_long.tolist()
         self.long_placed = False
+
+    def fresh(self) -> "_Placed":
+        """A copy with nothing placed: the layout (read-only, shared) without the placements."""
+        other = copy.copy(self)
+        other.end, other.lo, other.hi = _unplaced(len(self.short))
+        other.l_end, other.l_lo, other.l_hi = _unplaced(len(self.long_ids))
+        other.long_placed = False
+        return other
 
     def place(self, i: int, end: int, lo: int, hi: int) -> None:
         k = self._slot_l[i]

@@ -305,6 +305,40 @@ def test_numpy_first_fit_equals_the_reference(case) -> None:
     validate(p, Solution.of(p, got, "ff"))
 
 
+@settings(max_examples=100, deadline=None)
+@given(case=placement_problems(), other=st.randoms(use_true_random=False))
+def test_first_fit_runs_on_one_problem_do_not_leak_into_each_other(case, other) -> None:
+    """first_fit keeps what it derives from a problem on the problem (the polishes run it
+    hundreds of times on one): a second order, then the first again, on the same problem give
+    what they give on a fresh copy of it."""
+    from memopt.planning.firstfit import first_fit
+
+    p, order = case
+    shuffled = list(order)
+    other.shuffle(shuffled)
+    first = first_fit(p, order)
+    second = first_fit(p, shuffled)
+    assert first_fit(p, order) == first
+    assert second == first_fit(Problem.of(p.buffers), shuffled) == reference_first_fit(p, shuffled)
+
+
+def test_first_fit_windows_start_empty_on_every_run():
+    """The same on a problem whose windows hold more than SMALL buffers, placed with numpy from
+    the shared window layout: a run must not see the previous run's placements."""
+    from memopt.planning.firstfit import SMALL, _setup, first_fit
+
+    rng = np.random.default_rng(5)
+    starts = rng.integers(0, 8000, 8000)
+    p = Problem.of(Buffer(f"b{k}", int(rng.integers(1, 4096)), int(s), int(s) + 150) for k, s in enumerate(starts))
+    fs = _setup(p)
+    assert not fs.dense and (fs.placed.cap + 150) * len(p) / 8000 > SMALL  # the numpy window path
+    by_size = sorted(range(len(p)), key=lambda i: -p.buffers[i].size)
+    by_start = sorted(range(len(p)), key=lambda i: p.buffers[i].start)
+    first = first_fit(p, by_size)
+    assert first_fit(p, by_start) == first_fit(Problem.of(p.buffers), by_start)
+    assert first_fit(p, by_size) == first
+
+
 @settings(max_examples=10, deadline=None)
 @given(seed=st.integers(0, 10**6))
 def test_packed_instances_carry_a_packing_that_fits(seed: int) -> None:
