@@ -71,41 +71,46 @@ def test_spill_cost_counts_one_copy_out_and_each_reload():
     assert spill_cost(4096, 0, lambda n: 200 + n // 8, 32) == 200 + 512 + 32
 
 
-def test_random_programs_spilled_to_fit_are_proven(tmp_path):
+def test_random_programs_spilled_to_fit_are_proven(tmp_path, capsys):
     """Random graphs (the executor's generator) planned at 85 % of their arena with spill=auto:
     each plan fits, verifies, and runs bit-exactly against unplanned execution; a capacity no
-    spill set reaches is a one-line error naming the smallest that works, which then works."""
+    spill set reaches is a one-line error naming the smallest that works, which then works.
+    The tools run in this process (their ``main``), as the process-level behaviour is
+    test_hostile's: 32 interpreter start-ups were most of this test's minute."""
     import random
-    import subprocess
-    import sys
 
     from memopt.executor.graphgen import GenConfig, generate
-
-    opt = [sys.executable, "-m", "memopt.tools.opt"]
+    from memopt.tools import opt, run
 
     def arena(text: str) -> int:
         return int(text.split("arena_size = ")[1].split(",")[0])
+
+    def tool(main, argv: list[str]) -> tuple[int, str, str]:
+        capsys.readouterr()
+        code = main(argv)
+        got = capsys.readouterr()
+        return code, got.out, got.err
 
     spilled = 0
     for seed in range(8):
         src = tmp_path / f"p{seed}.mlir"
         src.write_text(generate(random.Random(seed), GenConfig(max_ops=25, max_depth=1)))
-        plain = subprocess.run(opt + ["--plan-memory", str(src)], capture_output=True, text=True, check=True).stdout
+        code, plain, err = tool(opt.main, ["--plan-memory", str(src)])
+        assert code == 0, err
         cap = int(arena(plain) * 0.85)
         out = tmp_path / f"o{seed}.mlir"
-        r = subprocess.run(opt + [f"--plan-memory=capacity={cap} spill=auto policy=spill", "--verify-plan",
-                                  str(src), "-o", str(out)], capture_output=True, text=True)
-        if r.returncode != 0:
-            assert r.stderr.count("\n") == 1 and "the smallest capacity spilling reaches is" in r.stderr
-            cap = int(r.stderr.split("reaches is ")[1].split()[0])
-            r = subprocess.run(opt + [f"--plan-memory=capacity={cap} spill=auto policy=spill", "--verify-plan",
-                                      str(src), "-o", str(out)], capture_output=True, text=True)
-            assert r.returncode == 0, r.stderr
+        code, _, err = tool(opt.main, [f"--plan-memory=capacity={cap} spill=auto policy=spill", "--verify-plan",
+                                       str(src), "-o", str(out)])
+        if code != 0:
+            assert err.count("\n") == 1 and "the smallest capacity spilling reaches is" in err
+            cap = int(err.split("reaches is ")[1].split()[0])
+            code, _, err = tool(opt.main, [f"--plan-memory=capacity={cap} spill=auto policy=spill", "--verify-plan",
+                                           str(src), "-o", str(out)])
+            assert code == 0, err
         planned = out.read_text()
         assert arena(planned) <= cap
         spilled += "memopt.copy" in planned
-        run = subprocess.run([sys.executable, "-m", "memopt.tools.run", "--check", str(out)],
-                             capture_output=True, text=True)
-        assert run.returncode == 0, run.stderr
-        assert "matches unplanned" in run.stdout
+        code, stdout, err = tool(run.main, ["--check", str(out)])
+        assert code == 0, err
+        assert "matches unplanned" in stdout
     assert spilled >= 2  # some of the generator's graphs do spill (the rest hit one op's working set)
