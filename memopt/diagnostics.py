@@ -115,22 +115,7 @@ class LocatedParser(Parser):
         lexer costs about 0.1 ms per token, and a program's types repeat (a 1,000-op chain
         spells ~2,000 types, a few dozen distinct): looking the text up and skipping it halves
         the parse time of large programs. Anything else goes to xDSL unchanged."""
-        start = self._current_token.span.start
-        content = self.lexer.input.content
-        m = self._SIMPLE_TYPE.match(content, start)
-        if m is None:
-            return super().parse_optional_type()
-        text = m.group(0)
-        cache = self.__dict__.setdefault("_type_memo", {})
-        hit = cache.get(text)
-        if hit is not None:
-            self._resume_from(m.end())
-            return hit
-        result = super().parse_optional_type()
-        if result is not None and self._current_token.span.start >= m.end() and \
-                not content[m.end():self._current_token.span.start].strip():
-            cache[text] = result
-        return result
+        return self._memoised(self._SIMPLE_TYPE, "_type_memo", super().parse_optional_type)
 
     _SIMPLE_LIST = rf"\((?:{_SIMPLE_TYPE.pattern}(?:\s*,\s*{_SIMPLE_TYPE.pattern})*)?\)"
     _SIMPLE_FUNCTION_TYPE = re.compile(rf"{_SIMPLE_LIST}\s*->\s*(?:{_SIMPLE_TYPE.pattern}|{_SIMPLE_LIST})")
@@ -139,18 +124,24 @@ class LocatedParser(Parser):
         """xDSL's function-type parser, with ``(tensor<..>, ..) -> tensor<..>`` memoised by its
         text like the simple types above. Why: every ``memopt.compute`` spells one, and the
         brackets, commas and arrow around its types are a third of a large program's tokens."""
+        return self._memoised(self._SIMPLE_FUNCTION_TYPE, "_function_type_memo",
+                              super().parse_optional_function_type)
+
+    def _memoised(self, pattern: re.Pattern, memo: str, parse):
+        """``parse()``'s result for the text ``pattern`` matches here, looked up by that text and
+        skipped when seen before; recorded only when xDSL consumed exactly that text."""
         start = self._current_token.span.start
         content = self.lexer.input.content
-        m = self._SIMPLE_FUNCTION_TYPE.match(content, start)
+        m = pattern.match(content, start)
         if m is None:
-            return super().parse_optional_function_type()
+            return parse()
         text = m.group(0)
-        cache = self.__dict__.setdefault("_function_type_memo", {})
+        cache = self.__dict__.setdefault(memo, {})
         hit = cache.get(text)
         if hit is not None:
             self._resume_from(m.end())
             return hit
-        result = super().parse_optional_function_type()
+        result = parse()
         if result is not None and self._current_token.span.start >= m.end() and \
                 not content[m.end():self._current_token.span.start].strip():
             cache[text] = result
