@@ -87,10 +87,7 @@ class _Setup:
 
 
 def _setup(problem: Problem) -> _Setup:
-    got = problem._arrays.get("first_fit")  # the problem's cache of derived arrays
-    if got is None:
-        got = problem._arrays["first_fit"] = _Setup(problem)
-    return got
+    return problem.derived("first_fit", _Setup)
 
 
 def first_fit(problem: Problem, order: Sequence[int]) -> list[int]:

@@ -19,11 +19,12 @@ the same time, whatever their intervals say, so they may share addresses.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence, TypeVar
 
 import numpy as np
 
 Path = tuple[tuple[int, int], ...]
+T = TypeVar("T")
 
 
 class PlanningError(ValueError):
@@ -97,7 +98,7 @@ class Problem:
 
     buffers: tuple[Buffer, ...]
     overwrites: tuple[Overwrite, ...] = ()
-    _arrays: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+    _derived: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @staticmethod
     def of(buffers: Iterable[Buffer], overwrites: Iterable[Overwrite] = ()) -> "Problem":
@@ -122,14 +123,18 @@ class Problem:
     def __len__(self) -> int:
         return len(self.buffers)
 
+    def derived(self, key: str, make: Callable[["Problem"], T]) -> T:
+        """``make(self)``, computed on the first call for ``key`` and kept: the problem is
+        immutable, so what depends on it alone (its numpy views, first fit's window layout)
+        is derived once however many plans are made of it."""
+        got = self._derived.get(key)
+        if got is None:
+            got = self._derived[key] = make(self)
+        return got
+
     def _array(self, name: str) -> np.ndarray:
-        arr = self._arrays.get(name)
-        if arr is None:
-            arr = np.fromiter(
-                (getattr(b, name) for b in self.buffers), dtype=np.int64, count=len(self.buffers)
-            )
-            self._arrays[name] = arr
-        return arr
+        return self.derived(name, lambda p: np.fromiter(
+            (getattr(b, name) for b in p.buffers), dtype=np.int64, count=len(p.buffers)))
 
     @property
     def sizes(self) -> np.ndarray:
