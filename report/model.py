@@ -219,24 +219,30 @@ def _heaviest_paths(tensors: list[TensorBox]) -> dict[Path, int]:
     for t in tensors:
         own[t.path] = own.get(t.path, 0) + t.size
         nodes.update(t.path[:k] for k in range(1, len(t.path) + 1))
-    ifs_in: dict[Path, set[Path]] = {}  # node -> its ifs, each as node + ((if_id, -1),)
+    ifs_in: dict[Path, set[Path]] = {}  # node -> the ifs directly inside it
     for p in nodes:
         if p:
-            ifs_in.setdefault(p[:-1], set()).add(p[:-1] + ((p[-1][0], -1),))
+            ifs_in.setdefault(p[:-1], set()).add(_if_of(p))
     best: dict[Path, tuple[int, int]] = {}  # if -> (chosen branch, its heaviest path)
     for p in sorted(nodes, key=lambda q: (-len(q), q)):  # every branch before the node it is in
         w = own.get(p, 0) + sum(best[key][1] for key in ifs_in.get(p, ()))
         if p:
-            key, branch = p[:-1] + ((p[-1][0], -1),), p[-1][1]
+            key, branch = _if_of(p), p[-1][1]
             got = best.get(key)
             if got is None or w > got[1] or (w == got[1] and branch < got[0]):
                 best[key] = (branch, w)
     return {key: branch for key, (branch, _) in best.items()}
 
 
+def _if_of(branch: Path) -> Path:
+    """The key of the ``if`` a branch node (a path ending in ``(if_id, branch)``) belongs to: its
+    parent's path with ``(if_id, -1)``."""
+    return branch[:-1] + ((branch[-1][0], -1),)
+
+
 def _on(path: Path, chosen: dict[Path, int]) -> bool:
-    for k, (if_id, branch) in enumerate(path):
-        if chosen.get(path[:k] + ((if_id, -1),)) != branch:
+    for k, (_, branch) in enumerate(path):
+        if chosen.get(_if_of(path[:k + 1])) != branch:
             return False
     return True
 
