@@ -90,6 +90,7 @@ loaded machine, and only then can two runs differ. Pass ``nodes=`` for an explic
 from __future__ import annotations
 
 import bisect
+import itertools
 import random
 import sys
 import time
@@ -104,8 +105,11 @@ from .problem import Problem, Solution, exclusive
 from .strategies import EXACT_MAX, EXACT_NODES, Strategy, _REGISTRY, register_strategy
 from .validate import find_conflicts
 
-NODES_PER_SECOND = 6_000
-"""Work units the budget buys per second (a conservative estimate of this code's speed)."""
+NODES_PER_SECOND = 4_000
+"""Work units the budget buys per second: a conservative estimate of this code's speed with
+CP-SAT busy in the second thread (measured on a generated instance at its capacity, 100,000
+units: 4,550 per second beside CP-SAT, 6,250 alone), so that on such a machine the work cap,
+not the clock, ends the search and the result is deterministic."""
 
 CPSAT_MIN_NODES = 3_000
 """Rounds whose node limit is below this (half a second) skip CP-SAT: its model building and
@@ -771,22 +775,29 @@ class SearchStrategy(Strategy):
         # otherwise the whole round is that binary search.
         open_capacity = capacity is not None
         rounds = 0
-        while work.left > 0:
-            limit *= 2
-            rounds += 1
-            # The three MiniMalloc preorders with the full limit, then a jittered copy of each
-            # (fresh every round) with a quarter of it: run lengths are heavy-tailed, and a
-            # slightly different order often succeeds where its base order thrashes.
-            rng = random.Random(self.seed * 1_000_003 + rounds)
-            runs = [(r, limit) for r in ranks] + [
-                (_perturb(r, rng), max(64, limit // 4)) for r in ranks]
-            # CP-SAT, the exact backend (``cpsat.py``), runs beside them in a thread.
-            with_cpsat = cpsat.available() and limit >= CPSAT_MIN_NODES
-            if open_capacity:
-                cap = max(capacity, proven_lo)
-                if cap < best_h:
-                    status, sol = self._try_cap(st, cap, runs, work, cache, with_cpsat,
-                                                  self.seed * 1_000_003 + rounds)
+        at_capacity: _CpsatRuns | None = None  # CP-SAT's runs at the capacity, across rounds
+        try:
+            while work.left > 0:
+                limit *= 2
+                rounds += 1
+                # The three MiniMalloc preorders with the full limit, then a jittered copy of
+                # each (fresh every round) with a quarter of it: run lengths are heavy-tailed,
+                # and a slightly different order often succeeds where its base order thrashes.
+                rng = random.Random(self.seed * 1_000_003 + rounds)
+                runs = [(r, limit) for r in ranks] + [
+                    (_perturb(r, rng), max(64, limit // 4)) for r in ranks]
+                # CP-SAT, the exact backend (``cpsat.py``), runs beside them in a thread.
+                with_cpsat = cpsat.available() and limit >= CPSAT_MIN_NODES
+                if open_capacity:
+                    cap = max(capacity, proven_lo)
+                    if cap >= best_h:
+                        return found
+                    if with_cpsat and at_capacity is None:
+                        # From here on CP-SAT's k-th run at the capacity is worth the k-th
+                        # round's branch-and-bound runs (limits double, as they do).
+                        at_capacity = _CpsatRuns(st, cap, _doubling(
+                            sum(n for _, n in runs), self.seed * 1_000_003 + rounds), work.deadline)
+                    status, sol = self._try_cap(st, cap, runs, work, cache, at_capacity)
                     if status == _OK:
                         found = self._offsets(problem, st, sol)
                         self.stats["exact"] = "+".join(sorted(set(cache.by)))
@@ -794,28 +805,38 @@ class SearchStrategy(Strategy):
                     if status == _FAIL:
                         proven_lo = cap + 1
                         open_capacity = False
-                else:
-                    return found
-            lo = max(proven_lo, capacity + 1) if open_capacity else proven_lo
-            hi = best_h - 1  # look for plans strictly better than the best
-            probes = 1 if open_capacity else -1
-            if open_capacity:
-                runs = [(r, max(64, limit // 8)) for r in ranks]
-            while lo <= hi and work.left > 0 and probes != 0:
-                probes -= 1
-                cap = lo if lo == proven_lo and not open_capacity else (lo + hi) // 2
-                status, sol = self._try_cap(st, cap, runs, work, cache, with_cpsat and not open_capacity,
-                                              self.seed * 1_000_003 + rounds)
-                if status == _OK:
-                    found = self._offsets(problem, st, sol)
-                    best_h = found[1]
-                    hi = best_h - 1
-                else:
-                    lo = cap + 1
-                    if status == _FAIL:
-                        proven_lo = cap + 1
-            if best_h <= proven_lo:
-                break
+                        if at_capacity is not None:
+                            at_capacity.stop()
+                lo = max(proven_lo, capacity + 1) if open_capacity else proven_lo
+                hi = best_h - 1  # look for plans strictly better than the best
+                probes = 1 if open_capacity else -1
+                if open_capacity:
+                    runs = [(r, max(64, limit // 8)) for r in ranks]
+                while lo <= hi and work.left > 0 and probes != 0:
+                    probes -= 1
+                    cap = lo if lo == proven_lo and not open_capacity else (lo + hi) // 2
+                    # Below the capacity's search, one CP-SAT run per probe, worth its runs.
+                    probe = (_CpsatRuns(st, cap, _once(min(sum(n for _, n in runs), work.left),
+                                                       self.seed * 1_000_003 + rounds), work.deadline)
+                             if with_cpsat and not open_capacity else None)
+                    try:
+                        status, sol = self._try_cap(st, cap, runs, work, cache, probe)
+                    finally:
+                        if probe is not None:
+                            probe.stop()
+                    if status == _OK:
+                        found = self._offsets(problem, st, sol)
+                        best_h = found[1]
+                        hi = best_h - 1
+                    else:
+                        lo = cap + 1
+                        if status == _FAIL:
+                            proven_lo = cap + 1
+                if best_h <= proven_lo:
+                    break
+        finally:
+            if at_capacity is not None:
+                at_capacity.stop()
         self.stats["proven_lb"] = proven_lo
         self.stats["exact"] = "+".join(sorted(set(cache.by)))
         return found
@@ -829,14 +850,16 @@ class SearchStrategy(Strategy):
 
     @staticmethod
     def _try_cap(st: _Structure, cap: int, runs: list[tuple[list[int], int]], work: _Work,
-                 cache: "_PartCache", with_cpsat: bool = False,
-                 cpsat_seed: int = 0) -> tuple[int, list[int] | None]:
+                 cache: "_PartCache", exact: "_CpsatRuns | None" = None) -> tuple[int, list[int] | None]:
         """Fit every independent partition under ``cap``, each with its own preorder.
 
         ``runs`` are (preorder, node limit) pairs, tried in turn. Partitions are independent,
         so each one gets the first run that solves it (one
         order rarely suits all of them), and a partition solved at some cap stays solved for
         every larger cap (``cache``). One infeasible partition proves the cap infeasible.
+        With ``exact``, CP-SAT works on every open partition meanwhile; its answer counts only
+        when all of ``runs`` failed (a fixed rule, so the outcome does not depend on which
+        thread finished first).
         """
         sol = [-1] * st.m
         status = _OK
@@ -846,38 +869,36 @@ class SearchStrategy(Strategy):
             hit = cache.solved[pi]
             if hit is None or hit[0] > cap:
                 hit = None
-                exact = (_cpsat_start(st, members, cap, runs, work, cpsat_seed + pi)
-                         if with_cpsat else None)
-                try:
-                    for rank, limit in runs:
-                        if work.left <= 0:
-                            return _ABORT, None
-                        sub = _Work(min(limit, work.left), work.deadline)
-                        bb = _BranchAndBound(st, cap, rank, sub)
-                        part_status = bb.run_part(members, a, z)
-                        work.charge(sub.used)
-                        if part_status == _OK:
-                            offs = [bb.solution[k] for k in members]
-                            hit = (max(o + st.size[k] for k, o in zip(members, offs)), offs)
-                            cache.solved[pi] = hit
-                            cache.by[pi] = "branch-and-bound"
-                            break
-                        if part_status == _FAIL:
-                            cache.infeasible[pi] = max(cache.infeasible[pi], cap)
-                            return _FAIL, None
-                    if hit is None and exact is not None:
-                        res = exact.join()
-                        if res.status == cpsat.FIT:
-                            offs = list(res.offsets)
-                            hit = (max(o + st.size[k] for k, o in zip(members, offs)), offs)
-                            cache.solved[pi] = hit
-                            cache.by[pi] = "cp-sat"
-                        elif res.status == cpsat.INFEASIBLE:  # the model is exact, even with branches
-                            cache.infeasible[pi] = max(cache.infeasible[pi], cap)
-                            return _FAIL, None
-                finally:
-                    if exact is not None:
-                        exact.stop()
+                if exact is not None:
+                    exact.start(pi, members)
+                for rank, limit in runs:
+                    if work.left <= 0:
+                        return _ABORT, None
+                    sub = _Work(min(limit, work.left), work.deadline)
+                    bb = _BranchAndBound(st, cap, rank, sub)
+                    part_status = bb.run_part(members, a, z)
+                    work.charge(sub.used)
+                    if part_status == _OK:
+                        offs = [bb.solution[k] for k in members]
+                        hit = (max(o + st.size[k] for k, o in zip(members, offs)), offs)
+                        cache.solved[pi] = hit
+                        cache.by[pi] = "branch-and-bound"
+                        break
+                    if part_status == _FAIL:
+                        cache.infeasible[pi] = max(cache.infeasible[pi], cap)
+                        return _FAIL, None
+                if hit is None and exact is not None:
+                    res = exact.consult(pi)
+                    if res.status == cpsat.FIT:
+                        offs = list(res.offsets)
+                        hit = (max(o + st.size[k] for k, o in zip(members, offs)), offs)
+                        cache.solved[pi] = hit
+                        cache.by[pi] = "cp-sat"
+                    elif res.status == cpsat.INFEASIBLE:  # the model is exact, even with branches
+                        cache.infeasible[pi] = max(cache.infeasible[pi], cap)
+                        return _FAIL, None
+                if hit is not None and exact is not None:
+                    exact.stop(pi)
             if hit is None:
                 status = _ABORT  # keep going: the other partitions may still fit (and be cached)
                 continue
@@ -886,21 +907,57 @@ class SearchStrategy(Strategy):
         return status, (sol if status == _OK else None)
 
 
-def _cpsat_start(st: _Structure, members: list[int], cap: int,
-                 runs: list[tuple[list[int], int]], work: _Work, seed: int) -> "cpsat.Background":
-    """CP-SAT on a partition in a background thread, next to this round's branch-and-bound
-    runs; its deterministic limit is worth the wall time those runs are allowed. Every round
-    passes a new ``seed``: CP-SAT's run lengths are heavy-tailed in its seed, so a restart with
-    a doubled limit and a fresh seed beats replaying the same search further."""
-    local = {k: i for i, k in enumerate(members)}
-    neighbours = None
-    if st.control_flow:
-        neighbours = [[local[u] for u in st.nbrs[k] if u in local] for k in members]
-    nodes = min(sum(limit for _, limit in runs), work.left)
-    det = nodes / NODES_PER_SECOND * cpsat.DET_PER_SECOND
-    return cpsat.Background([st.size[k] for k in members], [st.start[k] for k in members],
-                            [st.end[k] for k in members], [st.align[k] for k in members], cap, det,
-                            max(0.0, work.deadline - time.perf_counter()), neighbours, seed=seed)
+def _det(nodes: int) -> float:
+    """CP-SAT's deterministic limit worth the wall time of ``nodes`` branch-and-bound nodes."""
+    return nodes / NODES_PER_SECOND * cpsat.DET_PER_SECOND
+
+
+def _doubling(nodes: int, seed: int):
+    """CP-SAT's runs for a partition, the k-th worth ``nodes * 2**k`` nodes (as the rounds'
+    limits double), the k-th with seed ``seed + k`` plus the partition's index."""
+    return lambda pi: ((_det(nodes << k), seed + k + pi) for k in itertools.count())
+
+
+def _once(nodes: int, seed: int):
+    """One CP-SAT run per partition, worth ``nodes`` nodes."""
+    return lambda pi: [(_det(nodes), seed + pi)]
+
+
+class _CpsatRuns:
+    """CP-SAT beside the branch and bound at one cap: for every open partition a
+    :class:`cpsat.Stream` of runs (``runs_of(partition)`` yields their deterministic limits and
+    seeds), whose k-th run answers the k-th :meth:`consult` — the point where that partition's
+    branch-and-bound runs have all failed for the k-th time. The next run starts as soon as one
+    ends, so CP-SAT never waits for the branch and bound; a fresh seed every run, since CP-SAT's
+    run lengths are heavy-tailed in its seed."""
+
+    def __init__(self, st: _Structure, cap: int, runs_of, deadline: float) -> None:
+        self.st, self.cap, self.runs_of, self.deadline = st, cap, runs_of, deadline
+        self.streams: dict[int, cpsat.Stream] = {}
+        self.consulted: dict[int, int] = {}
+
+    def start(self, pi: int, members: list[int]) -> None:
+        if pi in self.streams:
+            return
+        st = self.st
+        local = {k: i for i, k in enumerate(members)}
+        neighbours = None
+        if st.control_flow:
+            neighbours = [[local[u] for u in st.nbrs[k] if u in local] for k in members]
+        self.streams[pi] = cpsat.Stream(
+            [st.size[k] for k in members], [st.start[k] for k in members],
+            [st.end[k] for k in members], [st.align[k] for k in members], self.cap,
+            self.runs_of(pi), max(0.0, self.deadline - time.perf_counter()), neighbours)
+
+    def consult(self, pi: int) -> cpsat.Fit:
+        k = self.consulted.get(pi, 0)
+        self.consulted[pi] = k + 1
+        return self.streams[pi].outcome(k)
+
+    def stop(self, pi: int | None = None) -> None:
+        for key in ([pi] if pi is not None else list(self.streams)):
+            if key in self.streams:
+                self.streams[key].stop()
 
 
 def _perturb(rank: list[int], rng: random.Random, sigma: float = 3.0) -> "_Rank":

@@ -82,16 +82,40 @@ def test_property_fit_iff_the_search_proves_it(rows, slack):
         assert optimum > cap
 
 
-def test_background_run_can_be_stopped_early():
+def _stream(bufs, cap, runs, seconds=60.0):
+    return cpsat.Stream([b.size for b in bufs], [b.start for b in bufs], [b.end for b in bufs],
+                        [1] * len(bufs), cap, runs, seconds)
+
+
+def test_a_stream_can_be_stopped_early():
     problem, _ = packed(9120)  # hard at capacity: CP-SAT runs until its limit
-    bufs = problem.buffers
-    run = cpsat.Background([b.size for b in bufs], [b.start for b in bufs], [b.end for b in bufs],
-                           [1] * len(bufs), 1 << 20, 100.0, 60.0)
+    run = _stream(problem.buffers, 1 << 20, ((100.0, seed) for seed in range(1000)))
     time.sleep(0.2)
     t0 = time.perf_counter()
     run.stop()
     assert time.perf_counter() - t0 < 5
-    assert run.join().status == cpsat.UNKNOWN
+    assert run.outcome(0).status == cpsat.UNKNOWN
+
+
+def test_a_stream_ends_at_its_first_decided_run():
+    """Run k answers the k-th consultation; the first run that decides ends the stream, so
+    later consultations get UNKNOWN instead of waiting for runs that never start."""
+    bufs = [Buffer("a", 4, 0, 2), Buffer("b", 4, 1, 3), Buffer("c", 8, 3, 4)]
+    fits = _stream(bufs, 8, [(1.0, 0), (1.0, 1), (1.0, 2)])
+    first = fits.outcome(0)
+    assert first.status == cpsat.FIT
+    validate(Problem.of(bufs), Solution.of(Problem.of(bufs), list(first.offsets), "cp-sat"))
+    assert fits.outcome(1).status == cpsat.UNKNOWN
+    assert _stream(bufs, 7, [(1.0, 0), (1.0, 1)]).outcome(0).status == cpsat.INFEASIBLE
+
+
+def test_a_stream_that_runs_out_of_runs_or_time_answers_unknown():
+    problem, _ = packed(9120)
+    few = _stream(problem.buffers, 1 << 20, [(0.001, 0)])
+    assert few.outcome(0).status == cpsat.UNKNOWN  # a run too short to decide
+    assert few.outcome(3).status == cpsat.UNKNOWN  # no run 3: the stream has ended
+    late = _stream(problem.buffers, 1 << 20, ((100.0, seed) for seed in range(1000)), seconds=0.0)
+    assert late.outcome(0).status == cpsat.UNKNOWN  # past its hard stop before the first run
 
 
 def test_search_uses_cpsat_where_the_branch_and_bound_thrashes():
