@@ -4,8 +4,10 @@ For every suite instance (A–K, ``bench/data/minimalloc``) it searches the :cla
 parameters of the guillotine generator whose instances, at the instance's buffer count, come
 closest to the instance's statistics — median and largest size, median lifetime, distinct
 sizes, peak live count (log ratios), area used, peak load, share of time at ≥ 95 % load, and how
-far ``large-first`` lands over the capacity (points / 10) — averaged over four calibration
-seeds: 500 random parameter sets, then 300 perturbations of the five best. It prints the table
+far ``large-first`` lands over the capacity (points / 10), and the shape of the pieces: the
+spread of their log areas and the correlation of log size with log lifetime (differences × 5;
+why these two: ``Family.greed``) — averaged over four calibration seeds: 500 random parameter
+sets, then 300 perturbations of the five best. It prints the table
 to paste into ``planning/synthetic.py`` and each instance's statistics beside the mean of its
 family's.
 
@@ -36,7 +38,8 @@ CAPACITY = 1 << 20
 UNIT = 1024
 LOG_STATS = ("median size %", "largest size %", "median lifetime %", "distinct sizes", "peak live")
 POINT_STATS = ("area %", "peak load %", "time at >=95 % load %", "large-first over %")
-STATS = ("buffers",) + LOG_STATS + POINT_STATS
+SHAPE_STATS = ("log area spread", "size-lifetime corr")
+STATS = ("buffers",) + LOG_STATS + POINT_STATS + SHAPE_STATS
 
 
 def statistics(problem) -> dict[str, float]:
@@ -53,6 +56,7 @@ def statistics(problem) -> dict[str, float]:
     np.add.at(live, t0, 1), np.add.at(live, t1, -1)
     load, live = np.cumsum(load)[:span], np.cumsum(live)[:span]
     greedy = make_strategy("large-first").plan(problem).height
+    log_w, log_h = np.log10(np.maximum(t1 - t0, 1) / span), np.log10(np.maximum(size, 1) / height)
     return {
         "buffers": len(problem),
         "median size %": 100 * float(np.median(size)) / height,
@@ -64,12 +68,22 @@ def statistics(problem) -> dict[str, float]:
         "peak load %": 100 * float(load.max()) / height,
         "time at >=95 % load %": 100 * float(np.mean(load >= 0.95 * height)),
         "large-first over %": 100 * (greedy / CAPACITY - 1),
+        "log area spread": float(np.std(log_w + log_h)),
+        "size-lifetime corr": _correlation(log_w, log_h),
     }
+
+
+def _correlation(x: np.ndarray, y: np.ndarray) -> float:
+    """Pearson's correlation, 0 where either side does not vary (where it is undefined)."""
+    if np.ptp(x) == 0 or np.ptp(y) == 0:
+        return 0.0
+    return float(np.corrcoef(x, y)[0, 1])
 
 
 def distance(got: dict[str, float], want: dict[str, float]) -> float:
     d = sum(abs(np.log(max(got[k], 0.1) / max(want[k], 0.1))) for k in LOG_STATS)
-    return d + sum(abs(got[k] - want[k]) / 10 for k in POINT_STATS)
+    d += sum(abs(got[k] - want[k]) / 10 for k in POINT_STATS)
+    return d + sum(5 * abs(got[k] - want[k]) for k in SHAPE_STATS)
 
 
 def suite() -> dict[str, dict[str, float]]:
@@ -88,8 +102,9 @@ def sample(rng: np.random.Generator) -> Family:
     else:  # a ramp through (tp, d1)
         tp = float(rng.uniform(0.1, 0.9))
         drop = ((0.0, float(rng.uniform(0, 1))), (tp, float(rng.uniform(0, 0.4))), (1.0, float(rng.uniform(0, 1))))
-    return Family(time_cut=float(1 / (1 + np.exp(-rng.uniform(-2, 2)))), aspect=float(rng.uniform(0, 3)),
-                  skew=float(np.exp(rng.uniform(np.log(0.5), np.log(8)))), drop=drop)
+    return Family(time_cut=float(1 / (1 + np.exp(-rng.uniform(-2, 2)))), aspect=float(rng.uniform(-1, 3)),
+                  skew=float(np.exp(rng.uniform(np.log(0.5), np.log(8)))), drop=drop,
+                  greed=float(np.exp(rng.uniform(0, np.log(30)))))
 
 
 def perturb(rng: np.random.Generator, f: Family) -> Family:
@@ -101,9 +116,10 @@ def perturb(rng: np.random.Generator, f: Family) -> Family:
     if len(ys) == 2:
         ys[1] = ys[0]
     return Family(time_cut=float(np.clip(1 / (1 + np.exp(-logit)), 0.05, 0.95)),
-                  aspect=float(np.clip(f.aspect + rng.normal(0, 0.3), 0, 4)),
+                  aspect=float(np.clip(f.aspect + rng.normal(0, 0.3), -2, 4)),
                   skew=float(np.clip(f.skew * np.exp(rng.normal(0, 0.2)), 0.3, 12)),
-                  drop=tuple(zip(xs, ys)))
+                  drop=tuple(zip(xs, ys)),
+                  greed=float(np.clip(f.greed * np.exp(rng.normal(0, 0.3)), 1, 60)))
 
 
 def score(job) -> float:
@@ -124,7 +140,8 @@ def calibrate(want: dict[str, float], pool, samples: int, seed: int) -> tuple[fl
 
 def fmt(f: Family) -> str:
     drop = ", ".join(f"({x:.2f}, {y:.3f})" for x, y in f.drop)
-    return f"Family(time_cut={f.time_cut:.3f}, aspect={f.aspect:.2f}, skew={f.skew:.2f}, drop=({drop},))"
+    return (f"Family(time_cut={f.time_cut:.3f}, aspect={f.aspect:.2f}, skew={f.skew:.2f}, drop=({drop}), "
+            f"greed={f.greed:.2f})")
 
 
 def check(k: int, seed: int, jobs: int) -> None:
@@ -136,7 +153,8 @@ def check(k: int, seed: int, jobs: int) -> None:
     for s in STATS:
         a = [r[s] for r in ref.values()]
         b = [g[s] for g in got]
-        print(f"{s:<24}" + "".join(f"{'%.1f / %.1f / %.1f' % (min(v), float(np.median(v)), max(v)):>26}" for v in (a, b)))
+        fmt_ = "%.2f / %.2f / %.2f" if s in SHAPE_STATS else "%.1f / %.1f / %.1f"
+        print(f"{s:<24}" + "".join(f"{fmt_ % (min(v), float(np.median(v)), max(v)):>26}" for v in (a, b)))
 
 
 def _suite_like_stats(seed: int) -> dict[str, float]:

@@ -9,6 +9,7 @@ import stat
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from memopt.planning import PlanningError
@@ -88,3 +89,10 @@ def test_calibration_statistics_of_a_known_instance():
     assert s["area %"] == pytest.approx(62.5)
     assert s["largest size %"] == 50 and s["median size %"] == 50
     assert s["large-first over %"] == 0
+    # log10 areas (lifetime and size as shares of horizon and capacity): 1/4, 1/4, 1/8
+    logs = np.log10([0.25, 0.25, 0.125])
+    assert s["log area spread"] == pytest.approx(float(np.std(logs)))
+    assert s["size-lifetime corr"] == 0  # every lifetime is half the horizon: undefined, read as 0
+    q = Problem.of([Buffer("tall", cap // 2, 0, 256 * unit), Buffer("long", cap // 8, 0, 1024 * unit),
+                    Buffer("mid", cap // 4, 256 * unit, 768 * unit)])
+    assert cal.statistics(q)["size-lifetime corr"] == pytest.approx(-1)  # the taller, the shorter
