@@ -7,7 +7,7 @@ and bound fits A-F and 16 of the 20 within 60 s, CP-SAT fits 2 of A-F and 15 of 
 20 s, and together they fit 25 of 26 — CP-SAT's energetic reasoning in ``NoOverlap2D`` finds the
 packings whose greedy-guided orders thrash, the branch and bound's canonical placements those
 whose many equal-height sections CP-SAT's propagation cannot see through. ``search`` therefore
-runs CP-SAT as one more run of every round, next to its preorders.
+runs CP-SAT beside its preorders, in a second thread (:class:`Stream`).
 
 The model is the textbook one (MiniMalloc's paper uses it as its baseline): one offset variable
 per buffer in units of the gcd of the sizes and alignments (every offset of a canonical packing

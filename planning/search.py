@@ -45,8 +45,11 @@ Plan of work (every step keeps the best valid plan found so far, so stopping any
 
    **CP-SAT beside it** (``cpsat.py``, when OR-Tools is installed): from the round whose node
    limit is worth half a second on, every partition still open also goes to OR-Tools' CP-SAT
-   (``NoOverlap2D`` + ``Cumulative``) in a background thread, with a deterministic limit worth the
-   wall time of the round's branch-and-bound runs. The two fail on different instances
+   (``NoOverlap2D`` + ``Cumulative``) in a background thread: at the capacity, a stream of runs
+   per partition (``cpsat.Stream``) whose k-th run is worth the wall time of the k-th round's
+   branch-and-bound runs and answers that round, the next starting as soon as one ends, so CP-SAT
+   never waits for the branch and bound (with one run per round it was busy 23 s of 60 on
+   held-out instances); below the capacity, one run per binary-search probe. The two fail on different instances
    (measured: the branch and bound thrashes where greedy orders are >25 % over, CP-SAT on A–E's
    equal-height sections), and together they fit what neither fits alone. Each CP-SAT run
    spends a quarter of its limit on CP-SAT's fixed search (cheap, finds most packings the
@@ -72,12 +75,14 @@ Budget split: branch and bound gets 70 % of the budget (90 % with a capacity), h
 the rest; the portfolio's own run time counts against the budget but is never cut short.
 
 Measured (``bench/search.py``, budget 60 s, 2-core machine): minimalloc's challenging suite at
-capacity 1,048,576 — all eleven fit: A 4.4 s, B 4.9, C 4.7, D 2.6, E 5.0, F 4.8, G 1.0, H 2.3,
-I 1.6, J 0.4, K 1.1 (minimalloc's own C++ solver, built from its repository on the same machine:
-1.0-9.4 s each). Every idealloc trace reaches its lower bound in about 1 s (budget 10 s);
-``nn_like(20000)`` goes from greedy +0.32 % to LB in about 6 s. Generated look-alikes
-(``synthetic.packed``) are harder than the suite: on the ones the search misses within 60 s,
-minimalloc's solver misses too.
+capacity 1,048,576 — all eleven fit: A 4.1 s, B 3.3, C 5.4, D 1.9, E 1.6, F 3.5, G 0.7, H 1.7,
+I 1.2, J 0.3, K 0.8 (minimalloc's own C++ solver, built from its repository, on the same machine
+in the same hour: A 4.5, B 3.5, C 0.6, D 2.4, E 3.3, F 4.7, G 1.1, H 1.6, I 3.3, J 0.8, K 0.6).
+Every idealloc trace reaches its lower bound in about 1 s (budget 10 s); ``nn_like(20000)`` goes
+from greedy +0.32 % to LB in about 6 s. Generated look-alikes (``synthetic.suite_like``) are
+harder than the suite for every solver tried: on 20 fresh ones the search fits 15 within 60 s,
+minimalloc's solver 9 (every one of them among the 15), and on one that both miss minimalloc's
+solver finds nothing in 5 minutes either.
 
 Determinism: all search decisions depend only on the problem, ``seed`` and counted work (branch
 and bound nodes, hill-climbing evaluations), never on the clock. The budget is turned into a

@@ -96,3 +96,25 @@ def test_calibration_statistics_of_a_known_instance():
     q = Problem.of([Buffer("tall", cap // 2, 0, 256 * unit), Buffer("long", cap // 8, 0, 1024 * unit),
                     Buffer("mid", cap // 4, 256 * unit, 768 * unit)])
     assert cal.statistics(q)["size-lifetime corr"] == pytest.approx(-1)  # the taller, the shorter
+
+
+def test_generated_best_reports_per_family_and_against_large_first(capsys, monkeypatch):
+    """``--generated-best``: per-family means of best's overshoot over the known capacity, and
+    whether it ever lands above large-first — here with best replaced by a stand-in that lands
+    one unit above large-first on one instance, which the line must report."""
+    search = _load("search")
+    calls = []
+
+    def fake_best(problem):
+        calls.append(problem)
+        h = search.make_strategy("large-first").plan(problem).height
+        return h + 1 if len(calls) == 2 else h
+
+    monkeypatch.setattr(search, "greedy_of", fake_best)
+    search.generated_best(3, 73001)
+    out = capsys.readouterr().out
+    assert "seeds 73001..73003" in out
+    assert "never above large-first: False" in out
+    assert len(calls) == 3
+    families = out.splitlines()[1].split()
+    assert sum(int(w.strip("()")) for w in families[2::3]) == 3  # counts per family add up
