@@ -17,6 +17,13 @@ Prints, in one run:
 (the ``greedy``/``best`` columns are the portfolio ``best`` without a budget, for comparison;
 ``seconds`` is the search alone, which includes whatever part of the portfolio it runs itself)
 
+MiniMalloc's binary is not part of memopt (nor built by it). On Debian 12, whose abseil predates
+``absl/log``, it builds from google/minimalloc's ``src/`` with ``apt-get install libabsl-dev``, a
+CMake file linking ``absl::flags absl::flags_parse absl::statusor absl::strings absl::time``,
+three stand-in headers for ``absl/log/{log,initialize,globals}.h`` (``LOG`` writing to stderr,
+no-op ``InitializeLog``/``SetStderrThreshold``/``EnableLogPrefix``) and ``absl::string_view``
+for the ``std::string_view`` loop variable in ``converter.cc``'s ``FromCsv``.
+
 Usage: ``python bench/search.py [--budget S] [--only NAME] [--bench-dir DIR] [--generated K
 --seed S --family suite|stress --jobs J --minimalloc BINARY] [--generated-best K]``. ``--budget`` is the per-run
 budget (default: 60 s for A–K and generated instances, 10 s for the others); ``--only`` keeps
