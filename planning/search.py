@@ -49,12 +49,12 @@ Plan of work (every step keeps the best valid plan found so far, so stopping any
    per partition (``cpsat.Stream``) whose k-th run is worth the wall time of the k-th round's
    branch-and-bound runs and answers that round, the next starting as soon as one ends, so CP-SAT
    never waits for the branch and bound (with one run per round it was busy 23 s of 60 on
-   held-out instances); below the capacity, one run per binary-search probe. The two fail on different instances
-   (measured: the branch and bound thrashes where greedy orders are >25 % over, CP-SAT on A–E's
-   equal-height sections), and together they fit what neither fits alone. Each CP-SAT run
-   spends a quarter of its limit on CP-SAT's fixed search (cheap, finds most packings the
-   branch and bound misses in well under a second) and the rest on its default search with a
-   fresh seed every round (its run lengths are heavy-tailed in the seed, so restarting with a
+   held-out instances); below the capacity, one run per binary-search probe. The two fail on
+   different instances (measured: the branch and bound thrashes where greedy orders are >25 %
+   over, CP-SAT on A–E's equal-height sections), and together they fit what neither fits alone.
+   Each CP-SAT run spends a quarter of its limit on CP-SAT's fixed search (cheap, finds most
+   packings the branch and bound misses in well under a second) and the rest on its default
+   search with a fresh seed every run (its run lengths are heavy-tailed in the seed, so restarting with a
    new seed and a doubled limit beats replaying the same search). The rule for which
    answer counts is fixed — the branch and bound's when it has one, else CP-SAT's — so the
    result does not depend on which thread finished first.

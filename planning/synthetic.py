@@ -106,7 +106,7 @@ def guillotine(rng: np.random.Generator, buffers: int, family: Family, capacity:
     rects = [(0, horizon // unit, 0, capacity // unit)]
     while len(rects) < int(buffers / (1 - family.mean_drop())):
         areas = np.array([(t1 - t0) * (m1 - m0) for t0, t1, m0, m1 in rects], dtype=np.float64)
-        if family.greed != 1.0:
+        if family.greed != 1.0:  # greed 1 keeps the exact floats, so packed(seed) stays the same instance
             areas = (areas / areas.max()) ** family.greed
         k = int(rng.choice(len(rects), p=areas / areas.sum()))
         t0, t1, m0, m1 = rects[k]
