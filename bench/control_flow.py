@@ -46,6 +46,13 @@ alone is above flat, and the cases where ``joint`` is strictly below both ``merg
 ``serial``; it exits 1 if a guarantee fails. ``joint@ = ...+climb/joint``: the greedy layouts
 missed ``LB_nest`` and the joint polish (a short deterministic hill climb) closed the gap.
 ``--budget`` admits the anytime ``search`` into ``best``.
+
+``--joint-time N --seed S`` instead times the ``joint`` mode of the default ``best`` on N
+random programs of the fuzzing generator (14 ops per block, ``if``/loop nesting 3 deep), side
+by side in one run: as ``plan-memory`` runs it (every candidate layout unpolished, one polish on
+the one kept: ``control_flow.unpolished``) and with every candidate polished by ``best``
+itself, the way it ran before; it prints both total times, their ratio, and whether every
+arena came out the same.
 """
 
 from __future__ import annotations
@@ -67,7 +74,7 @@ from memopt.dialects.memopt import IfOp, Memopt
 from memopt.passes.lifetime import analyze_function, if_spans
 from memopt.passes.plan_memory import plan_function_memory
 from memopt.planning import make_strategy
-from memopt.planning.control_flow import merge
+from memopt.planning.control_flow import merge, unpolished as UNPOLISHED
 from memopt.planning.strategies import strategy_options
 
 MODES = ("flat", "serial", "merge", "joint")
@@ -364,8 +371,40 @@ def measure(
     return rows
 
 
+def joint_time(n: int, seed: int) -> None:
+    """Seconds and arena bytes of the joint mode, polished once vs every candidate polished."""
+    import memopt.passes.plan_memory as pm
+    import memopt.planning.control_flow as cf
+    from memopt.executor.graphgen import GenConfig, generate
+
+    functions = []
+    for s in range(seed, seed + n):
+        module = parse(generate(random.Random(s), GenConfig(max_ops=14, max_depth=3)))
+        functions += [op for op in module.walk() if isinstance(op, func.FuncOp) and op.body.blocks]
+    totals = {}
+    for label in ("polished once", "every candidate polished"):
+        if label != "polished once":  # best polishes each candidate itself, as it used to
+            cf.unpolished = pm.unpolished = lambda strategy: strategy
+        t0, heights = time.perf_counter(), []
+        try:
+            for f in functions:
+                heights.append(plan_function_memory(f, make_strategy("best")).solution.height)
+        finally:
+            cf.unpolished = pm.unpolished = UNPOLISHED
+        totals[label] = (time.perf_counter() - t0, heights)
+        print(f"{label:>26}: {totals[label][0]:6.2f} s, arenas {sum(heights):,} bytes in all")
+    (once, h1), (every, h2) = totals["polished once"], totals["every candidate polished"]
+    print(f"# {len(functions)} functions of {n} programs (seeds {seed}..{seed + n - 1}); every candidate "
+          f"polished / polished once: {every / once:.2f}x the time; same arena everywhere: {h1 == h2}"
+          + ("" if h1 == h2 else f" (lower with one polish: {sum(a < b for a, b in zip(h1, h2))}, "
+                                  f"higher: {sum(a > b for a, b in zip(h1, h2))})"))
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--joint-time", type=int, default=0, metavar="N",
+                    help="time the joint mode on N random programs, polished once vs every candidate polished")
+    ap.add_argument("--seed", type=int, default=7000, help="first seed of --joint-time's programs")
     ap.add_argument("--strategy", default="best")
     ap.add_argument("--alignment", type=int, default=16)
     ap.add_argument("--seeds", type=int, default=8, help="random programs from the fuzzing generator")
@@ -373,6 +412,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="seconds per plan for the anytime search (admits it into best)")
     ap.add_argument("--only", default=None, help="only the cases whose name contains this text")
     args = ap.parse_args(argv)
+    if args.joint_time:
+        joint_time(args.joint_time, args.seed)
+        return 0
 
     cases: list[tuple[str, builtin.ModuleOp]] = [(n, parse(g())) for n, g in SYNTHETIC.items()]
     cases += real_models()

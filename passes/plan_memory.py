@@ -72,7 +72,7 @@ from memopt.planning import (
     PlanningError, Solution, Strategy, lower_bound, lower_bound_inplace, make_strategy, strategy_names, validate,
 )
 from memopt.planning.strategies import strategy_options
-from memopt.planning.control_flow import flat_problem, plan_joint, plan_merge, with_mode
+from memopt.planning.control_flow import flat_problem, plan_joint, plan_merge, unpolished, with_mode
 from memopt.planning.csvio import write_rows
 from memopt.planning.numbers import INT64_MAX
 
@@ -134,7 +134,7 @@ def plan_function_memory(
         solution = strategy.plan(joint.problem)
     elif control_flow == "joint":
         solution = plan_joint(
-            joint.problem, spans, strategy, [("serial", serial.problem, strategy.plan(serial.problem))]
+            joint.problem, spans, strategy, [("serial", serial.problem, unpolished(strategy).plan(serial.problem))]
         )
         if solution.strategy.endswith("/serial"):
             lt = serial  # kept the serial layout: valid (and verified) in serial numbering

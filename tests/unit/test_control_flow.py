@@ -24,7 +24,7 @@ from memopt.planning import (
     max_live, nested_lower_bound, validate,
 )
 from memopt.planning.control_flow import (
-    IfSpan, branch_tree, flat_problem, merge, merge_plan, plan_joint, plan_merge,
+    IfSpan, branch_tree, flat_problem, merge, merge_plan, plan_joint, plan_merge, unpolished,
 )
 from memopt.planning.search import climb
 
@@ -178,6 +178,48 @@ def test_joint_polishes_a_plan_above_lb_nest_and_ignores_bad_or_equal_candidates
     invalid = Solution.of(p, (0, 0, 0), "bogus")  # a and b overlap while both live
     sol = plan_joint(p, spans, seq, [("bogus", p, invalid), ("flat", p, worse), ("serial", p, optimum)])
     assert sol == polished  # a tie keeps the joint-numbered plan
+
+
+@pytest.mark.parametrize("seed", [2, 8, 23, 29])
+def test_joint_polishes_once_and_only_the_plan_it_keeps(seed, monkeypatch):
+    """With ``best``, the direct plan, merge's flat plan and the candidate are planned
+    unpolished; one polish follows, on the lowest (plus one more only when a candidate lower
+    still is taken). The result is what polishing every one of them would give at best: never
+    above the unpolished winner, valid, and the same with the polish counted or not."""
+    import memopt.planning.control_flow as cf
+    import memopt.planning.strategies as strategies
+
+    from memopt.planning.bounds import lower_bound_inplace
+
+    p, spans = random_nested(seed, items=8)
+    raw = unpolished(make_strategy("best"))
+    serial = flat_problem(p)
+    # Both the direct plan and flat's miss their bounds: a polishing best would polish each.
+    assert raw.plan(p).height > lower_bound_inplace(p) and raw.plan(serial).height > lower_bound_inplace(serial)
+    calls: list[int] = []
+    original = strategies.polished
+
+    def counting(problem, solution):
+        calls.append(len(problem))
+        return original(problem, solution)
+
+    monkeypatch.setattr(cf, "polished", counting)
+    monkeypatch.setattr(strategies, "polished", counting)  # best's own polish would count here
+    sol = plan_joint(p, spans, make_strategy("best"), [("serial", serial, raw.plan(serial))])
+    assert len(calls) == 1 + sol.strategy.endswith("/serial")
+    validate(serial if sol.strategy.endswith("/serial") else p, sol)
+    lowest = min(raw.plan(p).height, plan_merge(p, spans, raw).height, raw.plan(serial).height)
+    assert sol.height <= lowest
+
+
+def test_unpolished_drops_only_bests_polish():
+    best = make_strategy("best", budget=2.0)
+    raw = unpolished(best)
+    assert raw is not best and raw.polish is False and best.polish is True
+    assert raw.budget == 2.0 and raw.options == best.options
+    assert unpolished(raw) is raw
+    lf = make_strategy("large-first")
+    assert unpolished(lf) is lf
 
 
 def test_joint_checks_a_candidate_against_its_own_numbering():
