@@ -3,10 +3,12 @@
 For every suite instance (A–K, ``bench/data/minimalloc``) it searches the :class:`Family`
 parameters of the guillotine generator whose instances, at the instance's buffer count, come
 closest to the instance's statistics — median and largest size, median lifetime, distinct
-sizes, peak live count (log ratios), area used, peak load, share of time at ≥ 95 % load, and how
-far ``large-first`` lands over the capacity (points / 10), and the shape of the pieces: the
-spread of their log areas and the correlation of log size with log lifetime (differences × 5;
-why these two: ``Family.greed``) — averaged over four calibration seeds: 500 random parameter
+sizes, peak live count, how many buffers share the largest size (log ratios), area used, peak
+load, share of time at ≥ 95 % load, and how far ``large-first`` lands over the capacity
+(points / 10), the tall buffers (≥ half the capacity): their share of the buffers (points / 2)
+and of the horizon they cover (points / 5; why: ``Family.tall``), and the shape of the pieces:
+the spread of their log areas and the correlation of log size with log lifetime (differences
+× 5; why these two: ``Family.greed``) — averaged over four calibration seeds: 500 random parameter
 sets, then 300 perturbations of the five best. It prints the table
 to paste into ``planning/synthetic.py`` and each instance's statistics beside the mean of its
 family's.
@@ -15,7 +17,7 @@ family's.
 suite, statistic by statistic (min / median / max), which is how the generator is judged.
 
 Usage: ``python bench/calibrate_packed.py [--jobs 2] [--samples 500] [--check K --seed S]``
-(about 10 minutes on two cores for the calibration).
+(about 7 minutes on two quiet cores for the calibration).
 """
 
 from __future__ import annotations
@@ -36,10 +38,11 @@ SUITE_DIR = os.path.join(HERE, "data", "minimalloc")
 NAMES = "ABCDEFGHIJK"
 CAPACITY = 1 << 20
 UNIT = 1024
-LOG_STATS = ("median size %", "largest size %", "median lifetime %", "distinct sizes", "peak live")
+LOG_STATS = ("median size %", "largest size %", "median lifetime %", "distinct sizes", "peak live", "largest repeats")
 POINT_STATS = ("area %", "peak load %", "time at >=95 % load %", "large-first over %")
+TALL_STATS = ("tall %", "tall time %")
 SHAPE_STATS = ("log area spread", "size-lifetime corr")
-STATS = ("buffers",) + LOG_STATS + POINT_STATS + SHAPE_STATS
+STATS = ("buffers",) + LOG_STATS + POINT_STATS + TALL_STATS + SHAPE_STATS
 
 
 def statistics(problem) -> dict[str, float]:
@@ -54,7 +57,10 @@ def statistics(problem) -> dict[str, float]:
     live = np.zeros(span + 1)
     np.add.at(load, t0, size), np.add.at(load, t1, -size)
     np.add.at(live, t0, 1), np.add.at(live, t1, -1)
-    load, live = np.cumsum(load)[:span], np.cumsum(live)[:span]
+    tall = size >= height // 2
+    covered = np.zeros(span + 1)
+    np.add.at(covered, t0[tall], 1), np.add.at(covered, t1[tall], -1)
+    load, live, covered = np.cumsum(load)[:span], np.cumsum(live)[:span], np.cumsum(covered)[:span]
     greedy = make_strategy("large-first").plan(problem).height
     log_w, log_h = np.log10(np.maximum(t1 - t0, 1) / span), np.log10(np.maximum(size, 1) / height)
     return {
@@ -68,6 +74,9 @@ def statistics(problem) -> dict[str, float]:
         "peak load %": 100 * float(load.max()) / height,
         "time at >=95 % load %": 100 * float(np.mean(load >= 0.95 * height)),
         "large-first over %": 100 * (greedy / CAPACITY - 1),
+        "largest repeats": int((size == size.max()).sum()),
+        "tall %": 100 * float(np.mean(tall)),
+        "tall time %": 100 * float(np.mean(covered > 0)),
         "log area spread": float(np.std(log_w + log_h)),
         "size-lifetime corr": _correlation(log_w, log_h),
     }
@@ -83,6 +92,7 @@ def _correlation(x: np.ndarray, y: np.ndarray) -> float:
 def distance(got: dict[str, float], want: dict[str, float]) -> float:
     d = sum(abs(np.log(max(got[k], 0.1) / max(want[k], 0.1))) for k in LOG_STATS)
     d += sum(abs(got[k] - want[k]) / 10 for k in POINT_STATS)
+    d += abs(got["tall %"] - want["tall %"]) / 2 + abs(got["tall time %"] - want["tall time %"]) / 5
     return d + sum(5 * abs(got[k] - want[k]) for k in SHAPE_STATS)
 
 
@@ -102,9 +112,13 @@ def sample(rng: np.random.Generator) -> Family:
     else:  # a ramp through (tp, d1)
         tp = float(rng.uniform(0.1, 0.9))
         drop = ((0.0, float(rng.uniform(0, 1))), (tp, float(rng.uniform(0, 0.4))), (1.0, float(rng.uniform(0, 1))))
+    tall = (0.0, 0.0, 0.0)
+    if rng.random() < 0.5:  # a spine of short pieces, half the capacity or more
+        tall = (float(rng.uniform(0.5, 0.9)), float(np.exp(rng.uniform(np.log(0.005), np.log(0.1)))),
+                float(np.exp(rng.uniform(np.log(0.001), np.log(0.02)))))
     return Family(time_cut=float(1 / (1 + np.exp(-rng.uniform(-2, 2)))), aspect=float(rng.uniform(-1, 3)),
                   skew=float(np.exp(rng.uniform(np.log(0.5), np.log(8)))), drop=drop,
-                  greed=float(np.exp(rng.uniform(0, np.log(30)))))
+                  greed=float(np.exp(rng.uniform(0, np.log(30)))), tall=tall)
 
 
 def perturb(rng: np.random.Generator, f: Family) -> Family:
@@ -119,7 +133,16 @@ def perturb(rng: np.random.Generator, f: Family) -> Family:
                   aspect=float(np.clip(f.aspect + rng.normal(0, 0.3), -2, 4)),
                   skew=float(np.clip(f.skew * np.exp(rng.normal(0, 0.2)), 0.3, 12)),
                   drop=tuple(zip(xs, ys)),
-                  greed=float(np.clip(f.greed * np.exp(rng.normal(0, 0.3)), 1, 60)))
+                  greed=float(np.clip(f.greed * np.exp(rng.normal(0, 0.3)), 1, 60)),
+                  tall=_perturb_tall(rng, f.tall))
+
+
+def _perturb_tall(rng: np.random.Generator, tall: tuple[float, float, float]) -> tuple[float, float, float]:
+    h, share, width = tall
+    if share == 0:
+        return tall
+    return (float(np.clip(h + rng.normal(0, 0.05), 0.5, 0.95)), float(np.clip(share * np.exp(rng.normal(0, 0.3)), 0.002, 0.2)),
+            float(np.clip(width * np.exp(rng.normal(0, 0.3)), 0.0005, 0.05)))
 
 
 def score(job) -> float:
@@ -141,7 +164,7 @@ def calibrate(want: dict[str, float], pool, samples: int, seed: int) -> tuple[fl
 def fmt(f: Family) -> str:
     drop = ", ".join(f"({x:.2f}, {y:.3f})" for x, y in f.drop)
     return (f"Family(time_cut={f.time_cut:.3f}, aspect={f.aspect:.2f}, skew={f.skew:.2f}, drop=({drop}), "
-            f"greed={f.greed:.2f})")
+            f"greed={f.greed:.2f}" + (f", tall=({f.tall[0]:.3f}, {f.tall[1]:.4f}, {f.tall[2]:.4f})" if f.tall[1] else "") + ")")
 
 
 def check(k: int, seed: int, jobs: int) -> None:

@@ -169,7 +169,7 @@ def generated_best(k: int, seed: int, family: str = "suite") -> None:
     capacity each is known to fit: mean % over it per template family and overall, with
     ``large-first`` beside it, and ``best``'s slowest and median time. Why apart from
     :func:`generated`: a mean of ``best`` over 10-20 instances moves by several points with the
-    family mix (K and I families sit at 15-20 %, D and J near 0), so the claim needs a larger
+    family mix (C, E and K families sit at 13-18 %, D, F, H and J near 0), so the claim needs a larger
     sample than the minute-long searches allow."""
     import numpy as np
 

@@ -21,6 +21,7 @@ BENCH = Path(__file__).resolve().parents[2] / "bench"
 def _load(name: str):
     spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
 
@@ -89,13 +90,17 @@ def test_calibration_statistics_of_a_known_instance():
     assert s["area %"] == pytest.approx(62.5)
     assert s["largest size %"] == 50 and s["median size %"] == 50
     assert s["large-first over %"] == 0
+    # a and b share the largest size, both tall (>= half the capacity), live over half the horizon
+    assert s["largest repeats"] == 2 and s["tall %"] == pytest.approx(200 / 3) and s["tall time %"] == 50
     # log10 areas (lifetime and size as shares of horizon and capacity): 1/4, 1/4, 1/8
     logs = np.log10([0.25, 0.25, 0.125])
     assert s["log area spread"] == pytest.approx(float(np.std(logs)))
     assert s["size-lifetime corr"] == 0  # every lifetime is half the horizon: undefined, read as 0
     q = Problem.of([Buffer("tall", cap // 2, 0, 256 * unit), Buffer("long", cap // 8, 0, 1024 * unit),
                     Buffer("mid", cap // 4, 256 * unit, 768 * unit)])
-    assert cal.statistics(q)["size-lifetime corr"] == pytest.approx(-1)  # the taller, the shorter
+    sq = cal.statistics(q)
+    assert sq["size-lifetime corr"] == pytest.approx(-1)  # the taller, the shorter
+    assert sq["largest repeats"] == 1 and sq["tall time %"] == 25  # "tall" covers the first quarter
 
 
 def test_generated_best_reports_per_family_and_against_large_first(capsys, monkeypatch):
@@ -118,3 +123,19 @@ def test_generated_best_reports_per_family_and_against_large_first(capsys, monke
     assert len(calls) == 3
     families = out.splitlines()[1].split()
     assert sum(int(w.strip("()")) for w in families[2::3]) == 3  # counts per family add up
+
+
+def test_joint_time_compares_one_polish_with_every_candidate_polished(capsys):
+    """``bench/control_flow.py --joint-time``: both ways run on the same programs, the pass's
+    own ``unpolished`` is restored afterwards, and the summary reports the ratio and whether
+    the arenas agree."""
+    import memopt.passes.plan_memory as pm
+    import memopt.planning.control_flow as cf
+
+    bench = _load("control_flow")
+    before = (cf.unpolished, pm.unpolished)
+    bench.joint_time(2, 9100)
+    out = capsys.readouterr().out
+    assert (cf.unpolished, pm.unpolished) == before
+    assert "polished once:" in out and "every candidate polished:" in out
+    assert "of 2 programs (seeds 9100..9101)" in out and "same arena everywhere: True" in out

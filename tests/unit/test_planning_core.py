@@ -409,6 +409,44 @@ def test_greedier_cuts_leave_pieces_of_more_even_area(seed) -> None:
     validate(even, Solution.of(even, offsets, "known"))
 
 
+@pytest.mark.parametrize("seed", [21, 22, 23])
+def test_spine_lays_repeated_short_pieces_of_one_tall_size(seed) -> None:
+    """Family.tall: a spine of short pieces, all of the band's height (the suite's tallest size
+    recurs, e.g. nineteen buffers at 81.8 % in K), one per share x buffers, never dropped; the
+    pieces still tile the rectangle, so the known packing fits the capacity."""
+    from memopt.planning.synthetic import Family, guillotine
+
+    tall = (0.75, 0.05, 0.004)
+    family = Family(time_cut=0.5, aspect=0.0, skew=2.0, drop=((0.0, 0.0), (1.0, 0.0)), greed=4.0, tall=tall)
+    p, offsets = guillotine(np.random.default_rng(seed), 300, family)
+    band = round(0.75 * 1024) * 1024
+    spine = [b for b in p.buffers if b.size == band]
+    assert len(spine) >= 15  # 5 % of 300; cuts of the gaps in time can add more of that size
+    assert max(b.size for b in p.buffers) == band
+    assert all(b.end - b.start <= 0.02 * (1 << 20) for b in spine[:15])  # short: ~0.4 % each
+    assert sum(b.size * (b.end - b.start) for b in p.buffers) == (1 << 20) * (1 << 20)
+    validate(p, Solution.of(p, offsets, "known"))
+    dropping = Family(time_cut=0.5, aspect=0.0, skew=2.0, drop=((0.0, 0.9), (1.0, 0.9)), greed=4.0, tall=tall)
+    q, _ = guillotine(np.random.default_rng(seed), 300, dropping)
+    assert sum(b.size == band for b in q.buffers) >= 15  # the spine survives any drop rate
+
+
+def test_no_spine_draws_nothing() -> None:
+    """Family.tall (0, 0, 0): the whole rectangle is left to the cuts and the generator's state
+    is untouched, so families without a spine (``packed``) cut the same instances as before."""
+    from memopt.planning.synthetic import Family, _spine
+
+    family = Family(time_cut=0.5, aspect=0.0, skew=2.0, drop=((0.0, 0.1), (1.0, 0.1)))
+    rng = np.random.default_rng(5)
+    state = rng.bit_generator.state
+    assert _spine(rng, 100, family, 1024, 1024) == ([(0, 1024, 0, 1024)], [])
+    assert rng.bit_generator.state == state
+    with_spine = Family(time_cut=0.5, aspect=0.0, skew=2.0, drop=((0.0, 0.1), (1.0, 0.1)), tall=(0.5, 0.1, 0.01))
+    rects, pieces = _spine(rng, 100, with_spine, 1024, 1024)
+    assert len(pieces) == 10 and rects[0] == (0, 1024, 0, 512)
+    assert rng.bit_generator.state != state
+
+
 def test_family_drop_profile_interpolates_and_averages() -> None:
     from memopt.planning.synthetic import Family
 
