@@ -281,7 +281,8 @@ def plan_joint(
     for sol in options:
         if sol.height < best.height:
             best = sol
-    if not (isinstance(strategy, Best) and not strategy.polish):
+    polish = not (isinstance(strategy, Best) and not strategy.polish)  # best(polish=False) never does
+    if polish:
         best = _polish(problem, best)
     for mode, candidate, sol in candidates:
         if (
@@ -289,7 +290,9 @@ def plan_joint(
             and not find_conflicts(candidate, sol.offsets, limit=1)
             and sol.height < best.height
         ):
-            best = _polish(candidate, with_mode(Solution.of(candidate, sol.offsets, sol.strategy), mode))
+            best = with_mode(Solution.of(candidate, sol.offsets, sol.strategy), mode)
+            if polish:
+                best = _polish(candidate, best)
     return best
 
 

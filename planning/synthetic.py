@@ -206,7 +206,8 @@ pieces of far more uneven area than the suite's, with sizes nearly independent o
 (``Family.tall``): fitted without them, the largest size had a median of 28 % of the capacity
 over 200 fresh instances against the suite's 58 %, and a K-like instance had one or two
 buffers of half the capacity or more where K has 42, covering 14 % of the horizon; with them
-the medians are 49 % and 58 %, and K-like instances have 35-40 such buffers over 10-11 %.
+the generated median is 49 %, and two K-like instances have 37 and 40 such buffers, over 10 and
+11 % of the horizon (``bench/calibrate_packed.py --check 200``).
 Mean distance over A–K (six new seeds each, the same fourteen statistics): 6.3 with the
 families fitted without the tall statistics, 4.6 with these."""
 

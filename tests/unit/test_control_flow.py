@@ -212,6 +212,22 @@ def test_joint_polishes_once_and_only_the_plan_it_keeps(seed, monkeypatch):
     assert sol.height <= lowest
 
 
+def test_joint_with_an_unpolished_best_never_polishes(monkeypatch):
+    """``best`` with ``polish=False``: no polish anywhere, not even on a candidate it keeps."""
+    import memopt.planning.control_flow as cf
+
+    p, spans = random_nested(29, items=8)
+    calls = []
+    monkeypatch.setattr(cf, "polished", lambda problem, solution: calls.append(1) or solution)
+    raw = make_strategy("best", polish=False)
+    # A numbering where no two buffers live at once: everything at offset 0, far below joint.
+    apart = Problem.of([Buffer(b.id, b.size, k, k + 1, b.alignment) for k, b in enumerate(p.buffers)])
+    lower = Solution.of(apart, [0] * len(p), "hand")
+    sol = plan_joint(p, spans, raw, [("serial", apart, lower)])
+    assert sol.strategy == "hand/serial" and sol.height < raw.plan(p).height
+    assert calls == []
+
+
 def test_unpolished_drops_only_bests_polish():
     best = make_strategy("best", budget=2.0)
     raw = unpolished(best)
