@@ -53,14 +53,9 @@ def statistics(problem) -> dict[str, float]:
     size = np.array([b.size for b in problem.buffers]) // UNIT
     t0, t1 = t0 - t0.min(), t1 - t0.min()
     span, height = int(t1.max()), CAPACITY // UNIT
-    load = np.zeros(span + 1)
-    live = np.zeros(span + 1)
-    np.add.at(load, t0, size), np.add.at(load, t1, -size)
-    np.add.at(live, t0, 1), np.add.at(live, t1, -1)
     tall = size >= height // 2
-    covered = np.zeros(span + 1)
-    np.add.at(covered, t0[tall], 1), np.add.at(covered, t1[tall], -1)
-    load, live, covered = np.cumsum(load)[:span], np.cumsum(live)[:span], np.cumsum(covered)[:span]
+    load, live = _profile(t0, t1, size, span), _profile(t0, t1, 1, span)
+    covered = _profile(t0[tall], t1[tall], 1, span)
     greedy = make_strategy("large-first").plan(problem).height
     log_w, log_h = np.log10(np.maximum(t1 - t0, 1) / span), np.log10(np.maximum(size, 1) / height)
     return {
@@ -80,6 +75,13 @@ def statistics(problem) -> dict[str, float]:
         "log area spread": float(np.std(log_w + log_h)),
         "size-lifetime corr": _correlation(log_w, log_h),
     }
+
+
+def _profile(t0: np.ndarray, t1: np.ndarray, weight, span: int) -> np.ndarray:
+    """``weight`` summed over the buffers live at each step ``0 .. span - 1`` (a sweep)."""
+    steps = np.zeros(span + 1)
+    np.add.at(steps, t0, weight), np.add.at(steps, t1, -weight)
+    return np.cumsum(steps)[:span]
 
 
 def _correlation(x: np.ndarray, y: np.ndarray) -> float:

@@ -788,7 +788,8 @@ class SearchStrategy(Strategy):
                 # The three MiniMalloc preorders with the full limit, then a jittered copy of
                 # each (fresh every round) with a quarter of it: run lengths are heavy-tailed,
                 # and a slightly different order often succeeds where its base order thrashes.
-                rng = random.Random(self.seed * 1_000_003 + rounds)
+                round_seed = self.seed * 1_000_003 + rounds
+                rng = random.Random(round_seed)
                 runs = [(r, limit) for r in ranks] + [
                     (_perturb(r, rng), max(64, limit // 4)) for r in ranks]
                 # CP-SAT, the exact backend (``cpsat.py``), runs beside them in a thread.
@@ -801,7 +802,7 @@ class SearchStrategy(Strategy):
                         # From here on CP-SAT's k-th run at the capacity is worth the k-th
                         # round's branch-and-bound runs (limits double, as they do).
                         at_capacity = _CpsatRuns(st, cap, _doubling(
-                            sum(n for _, n in runs), self.seed * 1_000_003 + rounds), work.deadline)
+                            sum(n for _, n in runs), round_seed), work.deadline)
                     status, sol = self._try_cap(st, cap, runs, work, cache, at_capacity)
                     if status == _OK:
                         found = self._offsets(problem, st, sol)
@@ -822,7 +823,7 @@ class SearchStrategy(Strategy):
                     cap = lo if lo == proven_lo and not open_capacity else (lo + hi) // 2
                     # Below the capacity's search, one CP-SAT run per probe, worth its runs.
                     probe = (_CpsatRuns(st, cap, _once(min(sum(n for _, n in runs), work.left),
-                                                       self.seed * 1_000_003 + rounds), work.deadline)
+                                                       round_seed), work.deadline)
                              if with_cpsat and not open_capacity else None)
                     try:
                         status, sol = self._try_cap(st, cap, runs, work, cache, probe)

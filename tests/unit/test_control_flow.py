@@ -184,8 +184,8 @@ def test_joint_polishes_a_plan_above_lb_nest_and_ignores_bad_or_equal_candidates
 def test_joint_polishes_once_and_only_the_plan_it_keeps(seed, monkeypatch):
     """With ``best``, the direct plan, merge's flat plan and the candidate are planned
     unpolished; one polish follows, on the lowest (plus one more only when a candidate lower
-    still is taken). The result is what polishing every one of them would give at best: never
-    above the unpolished winner, valid, and the same with the polish counted or not."""
+    still is taken). The result is valid in the numbering it names and never above the lowest
+    unpolished layout."""
     import memopt.planning.control_flow as cf
     import memopt.planning.strategies as strategies
 
