@@ -87,8 +87,9 @@ from greedy +0.32 % to LB in about 6 s. Generated look-alikes (``synthetic.suite
 cut from a packing of the capacity): on two fresh sets of 20 (seeds 87001 and 88001, never
 looked at before), the search fits 20 and 19 within 60 s, all of them within 10 s. On the
 sets the CP-SAT sweep orders were chosen on, it fits 18 of 20 twice (seeds 82001 and 84001;
-16 and 17 before the sweeps), where minimalloc's solver fits 7 and 13. Its misses are mostly
-of the suite's I family (many tall buffers, a large live set), which minimalloc misses too.
+16 and 17 before the sweeps), where minimalloc's solver fits 7 and 13, none of our four misses
+there. Three of the five misses in all are of the suite's I family (many tall buffers, a large
+live set); minimalloc's solver was not run on the two fresh sets.
 
 Determinism: all search decisions depend only on the problem, ``seed`` and counted work (branch
 and bound nodes, hill-climbing evaluations), never on the clock. The budget is turned into a
