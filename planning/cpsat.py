@@ -20,8 +20,8 @@ share addresses) only the neighbours of the interference graph get pairwise ``No
 
 How a run searches: first CP-SAT's fixed search in each of :func:`sweep_orders` (the unplaced
 buffer with the lowest possible offset goes there, ties in the order's sequence: MiniMalloc's
-canonical placement, with CP-SAT's propagation and clause learning behind it), then its default
-search. Why the fixed search leads: on nine generated instances that the search missed or
+canonical placement, with CP-SAT's propagation and clause learning behind it), then in a
+:func:`jittered` copy of each (in a :class:`Stream`), then its default search. Why the fixed search leads: on nine generated instances that the search missed or
 nearly missed within 60 s, it fitted seven, each in one of these orders within 0.04-9 s; in the
 buffers' given order (30 s each) it fitted two of them.
 
@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import importlib.util
 import math
+import random
 import time
 from dataclasses import dataclass
 from functools import lru_cache
@@ -43,14 +44,23 @@ from typing import Sequence
 
 FIT, INFEASIBLE, UNKNOWN = "fit", "infeasible", "unknown"
 
+JITTER = 3.0
+"""How far (in places, one standard deviation) :func:`jittered` moves a buffer in a sweep order.
+Why restart with jittered copies rather than only replay the sweeps with a doubled limit: on
+six generated instances that the search missed at 60 s, eight rounds of the five sweeps
+jittered by about three places (0.08 deterministic units each) fitted three of them, each
+several times and within 0.3-1 s, where the exact sweeps fitted none (in the search, with the
+copies, those three fit within 60 s, at 7-17 s). The fixed search's run lengths are
+heavy-tailed in the tie order, as the branch and bound's are in its preorder (``search.py``
+jitters those the same way)."""
+
 FIXED_SHARE = 0.75
-"""Share of a run's deterministic limit spent on CP-SAT's fixed search, split evenly over the
-:func:`sweep_orders`; the rest goes to its default search with the run's seed. Measured on six
-of the hardest generated instances at 60 s: 0.5 and 0.75 fit the same one; 0.75 then fitted 20
-of 20 on a fresh set. The default search keeps a share because its run lengths are
-heavy-tailed in the seed too: with the split used before the sweeps (a quarter on the fixed
-search in the given order, the rest default), one instance fitted at 26 s that neither 0.5 nor
-0.75 fits within 60 s."""
+"""Share of a run's deterministic limit spent on CP-SAT's fixed search, split evenly over its
+decision orders (the :func:`sweep_orders` and their jittered copies); the rest goes to its
+default search with the run's seed, whose run lengths are heavy-tailed in the seed too. Before
+the sweeps the split was the other way round (a quarter on the fixed search in the given
+order); measured on six of the hardest generated instances at 60 s, without the jittered
+copies, 0.5 and 0.75 fitted the same one."""
 
 DET_PER_SECOND = 0.048
 """CP-SAT deterministic-time units done per wall second by one worker on these packing models
@@ -185,6 +195,13 @@ def sweep_orders(sizes: Sequence[int], starts: Sequence[int], ends: Sequence[int
     ]
 
 
+def jittered(order: Sequence[int], rng: random.Random, sigma: float = JITTER) -> list[int]:
+    """A copy of ``order`` with every buffer moved by about ``sigma`` places (Gaussian noise
+    on its rank), so that ties and near-ties fall differently."""
+    key = {i: r + rng.gauss(0.0, sigma) for r, i in enumerate(order)}
+    return sorted(order, key=key.__getitem__)
+
+
 class Stream:
     """A sequence of :func:`fit` runs on one model, one after another in a background thread
     next to the caller's own search (CP-SAT releases the GIL, so on two cores both run at full
@@ -196,7 +213,10 @@ class Stream:
     its own search (:meth:`outcome` waits for that run), so which answer counts does not depend
     on which thread finished first — and meanwhile the next run has already started, so CP-SAT
     never idles while the caller does other work (measured on held-out packed instances: with
-    one run per round, CP-SAT was busy for 23 of 60 s)."""
+    one run per round, CP-SAT was busy for 23 of 60 s).
+
+    ``orders`` are the fixed search's decision orders (:func:`sweep_orders`); every run tries
+    them as given and then a :func:`jittered` copy of each, drawn from the run's seed."""
 
     def __init__(self, sizes, starts, ends, aligns, cap: int, runs, seconds: float,
                  neighbours=None, orders: Sequence[Sequence[int]] = ()) -> None:
@@ -228,8 +248,11 @@ class Stream:
                 left = self._deadline - time.perf_counter()
                 if self._stop.is_set() or left <= 0:
                     break
+                # Each run: the sweeps as given, then a jittered copy of each, fresh per seed.
+                rng = random.Random(seed)
+                orders = [*self._orders, *(jittered(o, rng) for o in self._orders)]
                 res = fit(*self._args, det, left, self._neighbours, on_solver=self._attach, seed=seed,
-                          orders=self._orders)
+                          orders=orders)
                 with self._done:
                     self._results.append(res)
                     self._done.notify_all()

@@ -199,3 +199,35 @@ def test_the_search_hands_cpsat_the_sweep_orders(monkeypatch):
     runs.start(0, members)
     (sizes, starts, ends, cap, orders), = seen
     assert orders == cpsat.sweep_orders(sizes, starts, ends, cap) and len(orders) == 5
+
+
+def test_jittered_is_a_nearby_permutation_fixed_by_its_seed():
+    import random
+
+    order = list(range(200))[::-1]
+    a = cpsat.jittered(order, random.Random(7))
+    assert sorted(a) == sorted(order) and a != order
+    assert a == cpsat.jittered(order, random.Random(7))
+    assert a != cpsat.jittered(order, random.Random(8))
+    assert cpsat.jittered(order, random.Random(7), sigma=0.0) == order
+    moved = [abs(a.index(i) - order.index(i)) for i in order]
+    assert max(moved) < 30 and sum(moved) / len(moved) < 6  # about three places
+
+
+def test_every_stream_run_tries_the_sweeps_then_fresh_jittered_copies(monkeypatch):
+    calls = []
+
+    def spy(*args, seed=0, orders=(), **kwargs):
+        calls.append((seed, [list(o) for o in orders]))
+        return cpsat.Fit(cpsat.UNKNOWN, None, 0.0)
+
+    monkeypatch.setattr(cpsat, "fit", spy)
+    base = [[0, 1, 2, 3, 4, 5, 6, 7, 8, 9], [9, 8, 7, 6, 5, 4, 3, 2, 1, 0]]
+    stream = cpsat.Stream([1] * 10, list(range(10)), list(range(1, 11)), [1] * 10, 4,
+                          [(1.0, 11), (1.0, 12)], 30.0, orders=base)
+    assert stream.outcome(1).status == cpsat.UNKNOWN
+    (s1, o1), (s2, o2) = calls
+    assert (s1, s2) == (11, 12)
+    assert o1[:2] == base and o2[:2] == base and len(o1) == len(o2) == 4
+    assert all(sorted(o) == list(range(10)) for o in o1 + o2)
+    assert o1[2:] != o2[2:]  # a fresh jitter every run, from its seed
