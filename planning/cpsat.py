@@ -21,9 +21,10 @@ share addresses) only the neighbours of the interference graph get pairwise ``No
 How a run searches: first CP-SAT's fixed search in each of :func:`sweep_orders` (the unplaced
 buffer with the lowest possible offset goes there, ties in the order's sequence: MiniMalloc's
 canonical placement, with CP-SAT's propagation and clause learning behind it), then in a
-:func:`jittered` copy of each (in a :class:`Stream`), then its default search. Why the fixed search leads: on nine generated instances that the search missed or
-nearly missed within 60 s, it fitted seven, each in one of these orders within 0.04-9 s; in the
-buffers' given order (30 s each) it fitted two of them.
+:func:`jittered` copy of each (in a :class:`Stream`), then its default search. Why the fixed
+search leads: on nine generated instances that the search missed or nearly missed within 60 s,
+it fitted seven, each in one of these orders within 0.04-9 s; in the buffers' given order (30 s
+each) it fitted two of them.
 
 Determinism: one worker, limited by CP-SAT's deterministic time (a count of its own work, not
 the clock), so a run gives the same answer on every machine that finishes that work before the
@@ -177,7 +178,7 @@ def sweep_orders(sizes: Sequence[int], starts: Sequence[int], ends: Sequence[int
     propagation and clause learning, and its run lengths are heavy-tailed in the tie order.
     Measured on nine generated instances that the search missed or nearly missed (seven of them
     missed by MiniMalloc too), a 10-30 s fixed search per order: each order fitted one to four of
-    them, in 0.04-10 s, none fitted more than four. Time-reversed sweeps count: a packing is one
+    them, in 0.04-9 s, none fitted more than four. Time-reversed sweeps count: a packing is one
     whichever way time runs. Why the tall buffers first: no two of them can be live together,
     so they form a chain that every other buffer must fit above or below; placed first, they
     fix that skeleton before the small buffers fill it. The sweeps with them first fitted seven
