@@ -959,9 +959,9 @@ class _CpsatRuns:
         neighbours = None
         if st.control_flow:
             neighbours = [[local[u] for u in st.nbrs[k] if u in local] for k in members]
-        sizes, starts, ends = ([v[k] for k in members] for v in (st.size, st.start, st.end))
+        sizes, starts, ends, aligns = ([v[k] for k in members] for v in (st.size, st.start, st.end, st.align))
         self.streams[pi] = cpsat.Stream(
-            sizes, starts, ends, [st.align[k] for k in members], self.cap,
+            sizes, starts, ends, aligns, self.cap,
             self.runs_of(pi), max(0.0, self.deadline - time.perf_counter()), neighbours,
             cpsat.sweep_orders(sizes, starts, ends, self.cap))
 
