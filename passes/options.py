@@ -67,6 +67,41 @@ def _type_values(t: Any) -> str:
     return "string"
 
 
+_PARSED = {bool: (bool,), int: (int,), float: (int, float), str: (str,)}
+"""What xDSL's pipeline parser may hand over for a field of each type (it reads ``5`` as an
+int, ``2.5`` as a float, ``true`` as a bool and anything else as a string)."""
+
+
+def mistyped_option(cls: type, parameters: dict[str, Sequence[Any]]) -> str | None:
+    """Why a parsed option value cannot go into its field (``capacity=abc``, ``alignment=1,2``),
+    naming the option and its valid values as ``--help`` states them; None when all fit.
+    Why not leave it to xDSL: its message ("Incompatible types: given ('abc',), expected
+    int | None") names neither the option nor what it takes."""
+    import typing
+
+    hints = typing.get_type_hints(cls)
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    for key, given in parameters.items():
+        if key not in fields or not given:
+            continue  # unknown options are reported elsewhere; a bare flag means unset
+        kinds = [t for t in typing.get_args(hints[key]) if t is not type(None)] or [hints[key]]
+        if not all(k in _PARSED for k in kinds):
+            continue
+        meta = dict(fields[key].metadata)
+        choices = _choices(meta)
+        values = " | ".join(choices) if choices else meta.get("values") or _type_values(hints[key])
+        name = key.replace("_", "-")
+        if len(given) != 1:
+            return f"option '{name}' takes one value, got {len(given)} (values: {values})"
+        v = given[0]
+        # bool is an int to Python: only a bool field takes true/false
+        ok = any(isinstance(v, _PARSED[k]) and (k is bool or not isinstance(v, bool)) for k in kinds)
+        if not ok:
+            shown = str(v).lower() if isinstance(v, bool) else str(v)
+            return f"option '{name}' does not take '{shown}' (values: {values})"
+    return None
+
+
 def validate_pass(p: Any, pass_name: str) -> None:
     """Check every option value of pass instance ``p``: closed choices, the 64-bit range of
     integers, finite numbers; then the pass's own ``validate()``. One-line MemoptError."""

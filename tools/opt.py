@@ -118,6 +118,10 @@ def _split_pass_flags(
             i += 1
             continue
         if a.startswith("--"):
+            if a.endswith("}") and a[2:].partition("{")[0] in pass_names:
+                items.append(("pipeline", a[2:]))  # MLIR's pipeline form: --name{k=v ...}
+                i += 1
+                continue
             key, eq, val = a[2:].partition("=")
             if key in pass_names:
                 items.append(("pass", f"{key}{{{_quote_flag_options(val)}}}" if eq and val.strip() else key))
@@ -133,7 +137,7 @@ def _build_pipeline(items: list[tuple[str, str]]) -> list[Any]:
     from xdsl.utils.exceptions import ArgSpecParseError
 
     from memopt.diagnostics import MemoptError
-    from memopt.passes.options import validate_pass
+    from memopt.passes.options import mistyped_option, validate_pass
 
     available = _available_passes()
     passes: list[Any] = []
@@ -178,6 +182,9 @@ def _build_pipeline(items: list[tuple[str, str]]) -> list[Any]:
                         f"unknown option '{key.replace('_', '-')}' for pass "
                         f"'{spec.name}' (valid options: {opts})"
                     )
+            mistyped = mistyped_option(cls, spec.parameters)
+            if mistyped is not None:
+                raise ToolError(f"invalid options for pass '{spec.name}': {mistyped}")
             try:
                 p = cls.from_pass_spec(spec)
                 validate_pass(p, spec.name)
