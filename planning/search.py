@@ -53,9 +53,9 @@ Plan of work (every step keeps the best valid plan found so far, so stopping any
    different instances (measured: the branch and bound thrashes where greedy orders are >25 %
    over, CP-SAT on A–E's equal-height sections), and together they fit what neither fits alone.
    Each CP-SAT run spends three quarters of its limit on CP-SAT's fixed search, lowest possible
-   offset first, once in each of five decision orders (``cpsat.sweep_orders``: the buffers
-   taller than half the cap first, then sweeps over time from either end, and largest area
-   first) and in a jittered copy of each, fresh every run (``cpsat.jittered``, as the jittered
+   offset first, once in each of seven decision orders (``cpsat.sweep_orders``: the buffers
+   taller than half the cap first, then sweeps over time from either end and outward from the
+   most loaded instant, and largest area first) and in a jittered copy of each, fresh every run (``cpsat.jittered``, as the jittered
    preorders above) — the branch and bound's canonical placement with CP-SAT's propagation and
    clause learning, whose run lengths are heavy-tailed in the tie order — and the rest on its default
    search with a fresh seed every run (heavy-tailed in the seed, so restarting with a new seed
@@ -79,19 +79,19 @@ Budget split: branch and bound gets 70 % of the budget (90 % with a capacity), h
 the rest; the portfolio's own run time counts against the budget but is never cut short.
 
 Measured (``bench/search.py``, budget 60 s, 2-core machine): minimalloc's challenging suite at
-capacity 1,048,576 — all eleven fit: A 3.9 s, B 3.4, C 2.0, D 2.0, E 1.8, F 3.6, G 0.7, H 1.6,
-I 1.2, J 0.3, K 0.8 (C took 5.4 s before the CP-SAT sweep orders; minimalloc's own C++ solver,
+capacity 1,048,576 — all eleven fit: A 4.2 s, B 3.1, C 1.9, D 1.8, E 1.6, F 3.3, G 0.7, H 1.6,
+I 1.1, J 0.2, K 0.7 (C took 5.4 s before the CP-SAT sweep orders; minimalloc's own C++ solver,
 built from its repository, on the same machine in an earlier session: A 4.5, B 3.5, C 0.6,
 D 2.4, E 3.3, F 4.7, G 1.1, H 1.6, I 3.3, J 0.8, K 0.6).
 Every idealloc trace reaches its lower bound in about 1 s (budget 10 s); ``nn_like(20000)`` goes
 from greedy +0.32 % to LB in about 6 s. Generated look-alikes (``synthetic.suite_like``, each
-cut from a packing of the capacity), 20 per seed set at 60 s: on two fresh sets (seeds 89001..
-and 90001.., never looked at before) the search fits 19 and 20 (17 and 19 within 10 s;
-minimalloc's solver fits 13 of the latter, every one among ours); on the sets 87001.. and 88001..,
-looked at only to check (one instance of the latter was among the six the jitter was measured
-on), 20 and 20 (19 and 18 within 10 s). On the sets 82001.. and 84001.., on whose misses the
-CP-SAT sweep orders were chosen, it fits 19 and 19 (16 and 17 before them), minimalloc's
-solver 7 and 13, every one among ours.
+cut from a packing of the capacity), 20 per seed set at 60 s, with the seven sweep orders: on
+the fresh set 92001.. (never looked at before) the search fits 20, all within 10 s; on the sets
+89001.. and 90001.., fresh for the five orders before, 19 and 20 (18 and 18 within 10 s; with
+five orders 19 and 20, 17 and 19; minimalloc's solver fits 13 of the latter, every one among
+ours); on 87001.. and 88001.. (five orders; looked at only to check) 20 and 20. On the sets
+82001.. and 84001.., on whose misses the sweep orders were chosen, 19 and 19 (16 and 17 before
+them), minimalloc's solver 7 and 13, every one among ours.
 
 Determinism: all search decisions depend only on the problem, ``seed`` and counted work (branch
 and bound nodes, hill-climbing evaluations), never on the clock. The budget is turned into a

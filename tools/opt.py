@@ -3,6 +3,7 @@
     memopt-opt [FILE|-] [-o OUT] [--print-op-generic]
                [-p 'plan-memory{strategy=best alignment=16},verify-plan']
                [--plan-memory[=strategy=large-first alignment=16]] [--verify-plan] ...
+               [--plan-memory{strategy=large-first alignment=16}]  (a pipeline element as a flag, quoted)
 
 Passes given with ``-p/--passes`` and with ``--<pass-name>[=<options>]`` flags are run
 in command-line order. Every failure is reported as exactly one line on stderr::
@@ -39,7 +40,7 @@ def _available_passes() -> dict[str, Callable[[], type]]:
 def _passes_help() -> str:
     from memopt.passes.options import option_help
 
-    lines = ["passes (as -p 'name{opt=val ...},...' or --name[=opt=val ...]):"]
+    lines = ["passes (as -p 'name{opt=val ...},...', --name[=opt=val ...] or --name{opt=val ...}):"]
     for name, factory in _available_passes().items():
         try:
             cls = factory()
@@ -119,7 +120,7 @@ def _split_pass_flags(
             continue
         if a.startswith("--"):
             if a.endswith("}") and a[2:].partition("{")[0] in pass_names:
-                items.append(("pipeline", a[2:]))  # MLIR's pipeline form: --name{k=v ...}
+                items.append(("pipeline", a[2:]))  # a pipeline element as a flag: --name{k=v ...}
                 i += 1
                 continue
             key, eq, val = a[2:].partition("=")

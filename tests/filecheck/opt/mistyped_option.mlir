@@ -1,5 +1,5 @@
 // A value of the wrong kind names the option and its valid values (as --help states them),
-// in every way of writing a pass: -p pipeline, --name=opts flag, MLIR's --name{opts} form.
+// in every way of writing a pass: -p pipeline, --name=opts flag, --name{opts} (a pipeline element as a flag).
 // RUN: not memopt-opt %s -p 'plan-memory{capacity=abc}' 2>&1 | filecheck %s --check-prefix=CAP
 // RUN: not memopt-opt %s --plan-memory=capacity=abc 2>&1 | filecheck %s --check-prefix=CAP
 // RUN: not memopt-opt %s '--plan-memory{capacity=abc}' 2>&1 | filecheck %s --check-prefix=CAP
@@ -19,7 +19,7 @@
 // RUN: not memopt-opt %s --insert-dma=ring=1.5 2>&1 | filecheck %s --check-prefix=RING
 // RING: option 'ring' does not take '1.5' (values: BYTES (integer > 0) | auto){{$}}
 
-// Well-typed values still pass, in MLIR's --name{opts} form too; a number is a float's value.
+// Well-typed values still pass, in the --name{opts} form too; a number is a float's value.
 // RUN: memopt-opt %s '--plan-memory{strategy=large-first budget=2}' | filecheck %s --check-prefix=OK
 // OK: memopt.arena_size = 16 : i64, {{.*}}memopt.strategy = "large-first"
 
