@@ -119,7 +119,7 @@ def _split_pass_flags(
             i += 1
             continue
         if a.startswith("--"):
-            if a.endswith("}") and a[2:].partition("{")[0] in pass_names:
+            if "{" in a and a[2:].partition("{")[0] in pass_names:
                 items.append(("pipeline", a[2:]))  # a pipeline element as a flag: --name{k=v ...}
                 i += 1
                 continue

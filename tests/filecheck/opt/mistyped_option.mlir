@@ -19,6 +19,10 @@
 // RUN: not memopt-opt %s --insert-dma=ring=1.5 2>&1 | filecheck %s --check-prefix=RING
 // RING: option 'ring' does not take '1.5' (values: BYTES (integer > 0) | auto){{$}}
 
+// An unclosed --name{ is a pipeline syntax error, not an unknown option '--name{k'.
+// RUN: not memopt-opt %s '--plan-memory{strategy=best' 2>&1 | filecheck %s --check-prefix=OPEN
+// OPEN: {{^}}memopt-opt: error: invalid pass pipeline 'plan-memory{strategy=best': {{.+}}
+
 // Well-typed values still pass, in the --name{opts} form too; a number is a float's value.
 // RUN: memopt-opt %s '--plan-memory{strategy=large-first budget=2}' | filecheck %s --check-prefix=OK
 // OK: memopt.arena_size = 16 : i64, {{.*}}memopt.strategy = "large-first"
