@@ -173,6 +173,9 @@ def parse_source(text: str, filename: str, *, allow_unregistered: bool = False):
     except DiagnosticException as e:  # e.g. attribute verification while parsing
         loc = lp._current_token.span.get_location()  # pyright: ignore[reportPrivateUsage]
         raise ToolError(exception_message(e), loc.line, loc.col) from None
+    from memopt.dialects.upstream_syntax import add_implicit_terminators
+
+    add_implicit_terminators(module)
     try:
         verify_located(module)
     except MemoptError as e:

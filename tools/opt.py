@@ -218,12 +218,17 @@ def make_context() -> Any:
 
         return load
 
+    def upstream_memref():  # xDSL's memref, reading upstream's custom forms it lacks
+        from memopt.dialects.upstream_syntax import memref_dialect
+
+        return memref_dialect()
+
     ctx.register_dialect("memopt", memopt_dialect)
     ctx.register_dialect("builtin", lazy("xdsl.dialects.builtin", "Builtin"))
     ctx.register_dialect("func", lazy("xdsl.dialects.func", "Func"))
     ctx.register_dialect("arith", lazy("xdsl.dialects.arith", "Arith"))
     ctx.register_dialect("scf", lazy("xdsl.dialects.scf", "Scf"))
-    ctx.register_dialect("memref", lazy("xdsl.dialects.memref", "MemRef"))
+    ctx.register_dialect("memref", upstream_memref)
     ctx.register_dialect("tensor", lazy("xdsl.dialects.tensor", "Tensor"))
     ctx.register_dialect("linalg", lazy("xdsl.dialects.linalg", "Linalg"))
     return ctx

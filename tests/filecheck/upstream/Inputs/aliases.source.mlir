@@ -1,4 +1,4 @@
-// The readable source of aliases.mlir (upstream MLIR custom syntax).
+// The readable source of aliases.mlir (upstream MLIR custom syntax; memopt-opt reads it too).
 func.func private @k(memref<64xf32>, memref<64xf32>)
 func.func private @use(memref<32xf32, strided<[?], offset: ?>>, memref<64xf32, strided<[1]>>)
 func.func private @k2(memref<8x8xf32>, memref<8x8xf32>)
