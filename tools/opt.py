@@ -231,6 +231,12 @@ def make_context() -> Any:
     ctx.register_dialect("memref", upstream_memref)
     ctx.register_dialect("tensor", lazy("xdsl.dialects.tensor", "Tensor"))
     ctx.register_dialect("linalg", lazy("xdsl.dialects.linalg", "Linalg"))
+    # Upstream dialects met in bufferized / affine-lowered flows: their ops are uses of the
+    # buffers they touch (regions keep every outside buffer live to their end).
+    ctx.register_dialect("affine", lazy("xdsl.dialects.affine", "Affine"))
+    ctx.register_dialect("math", lazy("xdsl.dialects.math", "Math"))
+    ctx.register_dialect("vector", lazy("xdsl.dialects.vector", "Vector"))
+    ctx.register_dialect("bufferization", lazy("xdsl.dialects.bufferization", "Bufferization"))
     return ctx
 
 
