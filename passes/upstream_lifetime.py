@@ -19,8 +19,9 @@ the ones :mod:`memopt.passes.lifetime` applies to the memopt dialect, restated f
 * **a use inside a loop** (``scf.for``/``scf.while``/``scf.parallel``, any region op that is not an
   ``scf.if``) of a buffer allocated outside it counts at the loop's end, so the bytes stay intact
   across iterations;
-* **escapes** — a buffer (or alias) returned by the function, yielded out of a region, or stored
-  into memory — are not planned (remark): their bytes must outlive what the function can see.
+* **escapes** — a buffer (or alias) returned by the function, yielded out of a region (by any
+  terminator: ``scf.yield``, ``affine.yield``, ``scf.condition`` ...), or stored into memory —
+  are not planned (remark): their bytes must outlive what the function can see.
   A buffer carried into a loop's ``iter_args`` is left unplanned too (its body arguments alias
   it). A ``func.call`` to a declaration is an ordinary use at its step (external kernels write
   their ``outs`` and keep nothing).
@@ -31,8 +32,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from xdsl.dialects import func, memref, scf
-from xdsl.dialects.builtin import IntegerAttr, IntegerType, MemRefType, NoneAttr
+from xdsl.dialects.builtin import IntegerAttr, IntegerType, MemRefType, NoneAttr, UnregisteredOp
 from xdsl.ir import Block, Operation, SSAValue
+from xdsl.traits import IsTerminator
 
 from memopt.planning import Buffer, Problem
 
@@ -157,6 +159,19 @@ def memory_spaces(f: func.FuncOp) -> list[int]:
     return sorted(spaces | {0})
 
 
+def _hands_on(op: Operation) -> bool:
+    """Whether ``op`` passes its operands out of its block: a terminator (``affine.yield``,
+    ``scf.condition``, ...: to the parent's results or the next iteration's arguments, which
+    alias them), or an unregistered op that ends a nested block (it may be one; nothing says
+    it is not). Why: a buffer handed on lives past its last use in the block, which the
+    tracer cannot see — planned as if it died there, its bytes could be reused while the next
+    iteration or the parent still reads them."""
+    block = op.parent_block()
+    if isinstance(op, UnregisteredOp):  # its has_trait answers True to everything
+        return block is not None and block.last_op is op and not isinstance(block.parent_op(), func.FuncOp)
+    return op.has_trait(IsTerminator)
+
+
 def analyze_upstream(f: func.FuncOp, space: int = 0) -> UpstreamLifetimes:
     """Trace every alloc of ``f`` (see module docstring)."""
     body = f.body.blocks[0]
@@ -193,6 +208,9 @@ def analyze_upstream(f: func.FuncOp, space: int = 0) -> UpstreamLifetimes:
                     escapes = "it is returned by the function"
                 elif isinstance(user, scf.YieldOp):
                     escapes = "it is yielded out of a region"
+                elif _hands_on(user):
+                    name = user.op_name.data if isinstance(user, UnregisteredOp) else user.name
+                    escapes = f"it is passed out of a region by '{name}'"
                 elif user.regions and not isinstance(user, BRANCHING) and _carries_memrefs(user):
                     escapes = f"it is carried into '{user.name}' (its region arguments alias it)"
                 elif isinstance(user, memref.StoreOp) and use.index == 0:
