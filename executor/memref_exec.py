@@ -13,7 +13,8 @@ What writes what: ``func.call @kernel(ins..., outs...)`` to a declaration follow
 destination-passing convention of bufferized code — the last memref operand is written, the
 others are read (``memopt.outs = N`` on the call says that the last ``N`` are written); linalg
 ops write their ``outs`` and read their ``ins``; ``memref.copy`` reads its source and writes its
-target; ``memref.load``/``store`` read/write one element. ``scf.for`` runs its trip count,
+target; ``memref.load``/``store`` (and ``affine.load``/``store``, their maps applied) read/write one
+element. ``scf.for`` and ``affine.for`` run their trip counts,
 ``scf.if`` its condition's branch, ``arith`` constants and integer arithmetic on scalars are
 evaluated. Anything else is refused, located: never silently skipped.
 """
@@ -24,7 +25,7 @@ import hashlib
 from dataclasses import dataclass
 
 import numpy as np
-from xdsl.dialects import arith, func, memref, scf
+from xdsl.dialects import affine, arith, func, memref, scf
 from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
@@ -212,18 +213,43 @@ class _Run:
 
     def load(self, op: memref.LoadOp):
         """One element of a buffer, as a Python number (``i1``: its low bit)."""
-        t = op.memref.type
-        data = self.read(op.memref, op)
-        shape = t.get_shape()
-        flat = 0
-        for i, d in zip(op.indices, shape):
-            flat = flat * d + int(self.env[i])
+        return self.load_at(op.memref, _flat(self, op.indices, op.memref.type), op)
+
+    def load_at(self, buf: SSAValue, flat: int, op: Operation):
+        """Element ``flat`` (row-major) of ``buf``, read by ``op``."""
+        t = buf.type
+        data = self.read(buf, op)
         kind = element_kind(t.element_type)
         width = kind.itemsize or 1
         raw = data[flat * width:(flat + 1) * width]
         if kind.family == "bool" or kind.dtype is None:
             return int(raw[0]) & 1
         return np.frombuffer(raw.tobytes(), dtype=kind.dtype)[0].item()
+
+    def store_at(self, buf: SSAValue, flat: int, value, op: Operation) -> None:
+        """Write ``value`` into element ``flat`` (row-major) of ``buf``, by ``op``."""
+        kind = element_kind(buf.type.element_type)
+        width = kind.itemsize or 1
+        raw = (np.array([value], dtype=kind.dtype).view(np.uint8) if kind.dtype is not None
+               else np.array([int(value) & 0xFF], dtype=np.uint8))
+        dst = self.env[buf]
+        self.check_in_flight(dst, op, "written")
+        dst[flat * width:(flat + 1) * width] = raw[:width]
+        self.written.add(self.root_of.get(id(dst), id(dst)))
+        # Only the element's bytes (and where they go) are compared: the rest of the buffer may
+        # still be undefined, and undefined bytes differ between the planned and unplanned runs.
+        d = _digest(np.concatenate([np.frombuffer(flat.to_bytes(8, "little"), np.uint8), raw[:width]]))
+        self.writes.append((op, 0, d))
+        if self.checker is not None:
+            self.checker.on_write(buf, dst, op, 0, d, whole=False)
+
+    def affine_flat(self, op) -> int:
+        """The row-major element an ``affine.load``/``affine.store`` touches (its map applied)."""
+        indices = _affine(self, op.map.data, op.indices)
+        flat = 0
+        for i, d in zip(indices, op.memref.type.get_shape()):
+            flat = flat * d + i
+        return flat
 
     # ------------------------------------------------------------------ ops
     def run_block(self, block: Block) -> None:
@@ -283,16 +309,7 @@ class _Run:
         elif isinstance(op, memref.StoreOp):
             if isinstance(op.value.type, MemRefType):
                 raise MemoptError("cannot execute a memref stored into a memref", op)
-            data = self.env[op.memref]
-            kind = element_kind(op.memref.type.element_type)
-            width = kind.itemsize or 1
-            flat = _flat(self, op.indices, op.memref.type)
-            value = self.env[op.value]
-            raw = (np.array([value], dtype=kind.dtype).view(np.uint8) if kind.dtype is not None
-                   else np.array([int(value) & 0xFF], dtype=np.uint8))
-            new = data.copy()
-            new[flat * width:(flat + 1) * width] = raw[:width]
-            self.write(op.memref, new, op, 0)
+            self.store_at(op.memref, _flat(self, op.indices, op.memref.type), self.env[op.value], op)
         elif isinstance(op, scf.IndexSwitchOp):
             cases = [int(c) for c in op.cases.get_values()]
             if self.branches is not None:  # forced: the first case, or the default
@@ -382,7 +399,28 @@ class _Run:
             region = op.true_region if take else op.false_region
             if region.blocks:
                 self.run_block(region.blocks[0])
-        elif isinstance(op, (scf.YieldOp, func.ReturnOp)):
+        elif isinstance(op, affine.ForOp):
+            lb = max(_affine(self, op.lowerBoundMap.data, op.lowerBoundOperands))
+            ub = min(_affine(self, op.upperBoundMap.data, op.upperBoundOperands))
+            body = op.body.blocks[0]
+            carried = [self.env[v] for v in op.inits]
+            for i in range(lb, ub, op.step.value.data):
+                self.env[body.args[0]] = i
+                for a, c in zip(body.args[1:], carried):
+                    self.env[a] = c
+                self.run_block(body)
+                carried = [self.env[v] for v in body.last_op.operands]
+            for r, c in zip(op.results, carried):
+                self.env[r] = c
+        elif isinstance(op, affine.LoadOp):
+            self.env[op.result] = self.load_at(op.memref, self.affine_flat(op), op)
+        elif isinstance(op, affine.StoreOp):
+            self.store_at(op.memref, self.affine_flat(op), self.env[op.value], op)
+        elif op.name in _MATH:
+            self.env[op.results[0]] = float(_MATH[op.name](float(self.env[op.operands[0]])))
+        elif isinstance(op, memref.RankOp):
+            self.env[op.rank] = len(op.source.type.get_shape())
+        elif isinstance(op, (scf.YieldOp, affine.YieldOp, func.ReturnOp)):
             pass  # a yield passes buffers on (scf.for reads them back); a return ends the run
         else:
             raise MemoptError(f"cannot execute operation '{op.name}' on memrefs (not supported yet)", op)
@@ -417,12 +455,18 @@ class _Checker:
         self.position = 0
         self.current: dict[SSAValue, bytes] = {}
 
-    def on_write(self, v, dst, op, k, d):
+    def on_write(self, v, dst, op, k, d, whole: bool = True):
+        """``d`` digests the whole buffer, or (``whole=False``, one element stored) that
+        element's bytes: then the buffer's later reads are not compared whole (what is read
+        from it shows in what is written from it, which is compared)."""
         ref = self.reference[self.position] if self.position < len(self.reference) else None
         if ref is None or ref[0] is not op or ref[1] != k or ref[2] != d:
             raise MemoptError(f"buffer '{_name(v)}' differs between planned and unplanned execution", op)
         self.position += 1
-        self.current[v] = d
+        if whole:
+            self.current[v] = d
+        else:
+            self.current.pop(v, None)
 
     def on_read(self, v, data, op):
         want = self.current.get(v)
@@ -447,6 +491,16 @@ def _reads_outs(op: Operation) -> bool:
 
 def _element_width(t: MemRefType) -> int:
     return element_bytes(t) or 1
+
+
+_MATH = {"math.exp": np.exp, "math.tanh": np.tanh, "math.sqrt": np.sqrt, "math.absf": np.abs}
+"""Scalar math ops the executor evaluates (their values flow into stores, whose bytes count)."""
+
+
+def _affine(run: _Run, amap, operands) -> tuple[int, ...]:
+    """``amap`` applied to its operands' values (dimensions first, then symbols)."""
+    values = [int(run.env[v]) for v in operands]
+    return amap.eval(values[:amap.num_dims], values[amap.num_dims:])
 
 
 def _flat(run: _Run, indices, t: MemRefType) -> int:

@@ -561,3 +561,22 @@ def test_per_channel_batchnorm_in_place_is_checked_as_elementwise(tmp_path):
     r = subprocess.run([sys.executable, "-m", "memopt.tools.run", "--check", str(out)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert "matches unplanned" in r.stdout
+
+
+def test_affine_stores_are_checked_element_by_element(tmp_path):
+    """affine.for/load/store execute; a plan that puts %b one element above %a (so the second
+    loop's store to b[i] clobbers a[i+1] before it is read) is caught at that store, while the
+    real plan (where %c reuses %a's bytes after %a's last read) matches."""
+    text = (ROOT / "tests" / "filecheck" / "upstream" / "affine.mlir").read_text()
+    bin_dir = Path(sys.executable).parent
+    planned = subprocess.run([bin_dir / "memopt-opt", "-", "--plan-memory"], input=text,
+                             capture_output=True, text=True, check=True).stdout
+    good, bad = tmp_path / "good.mlir", tmp_path / "bad.mlir"
+    good.write_text(planned)
+    assert "%1 = arith.constant 256 : index" in planned
+    bad.write_text(planned.replace("%1 = arith.constant 256 : index", "%1 = arith.constant 4 : index"))
+    ok = subprocess.run([bin_dir / "memopt-run", "--check", good], capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stderr
+    run = subprocess.run([bin_dir / "memopt-run", "--check", bad], capture_output=True, text=True)
+    assert run.returncode == 1
+    assert run.stderr.strip().endswith("buffer '%b' differs between planned and unplanned execution")

@@ -103,3 +103,19 @@ def test_elided_yields_are_put_back_only_where_they_carry_nothing():
                         "%r = arith.constant 3 : index")
     switch = next(op for op in _ops(fine) if isinstance(op, scf.IndexSwitchOp))
     assert [type(r.block.last_op) for r in switch.regions] == [scf.YieldOp, scf.YieldOp]
+
+
+def test_affine_math_vector_and_bufferization_are_registered():
+    text = """
+    func.func @f(%m: memref<8xf32>) {
+      affine.for %i = 0 to 8 {
+        %v = affine.load %m[%i] : memref<8xf32>
+        %e = math.exp %v : f32
+        %w = vector.broadcast %e : f32 to vector<4xf32>
+        %s = vector.extract %w[0] : f32 from vector<4xf32>
+        affine.store %s, %m[%i] : memref<8xf32>
+      }
+      func.return
+    }"""
+    names = {op.name for op in _ops(text)}
+    assert {"affine.for", "affine.load", "math.exp", "vector.broadcast", "vector.extract", "affine.store"} <= names
