@@ -63,6 +63,21 @@ Plan of work (every step keeps the best valid plan found so far, so stopping any
    answer counts is fixed — the branch and bound's when it has one, else CP-SAT's — so the
    result does not depend on which thread finished first.
 
+   **The stacked view** (``stacking.py``): when packing every class of buffers that share
+   their whole lifetime as one block leaves at most 90 % as many buffers, the rounds alternate
+   between those blocks (first) and the buffers themselves, each view with its own preorders,
+   cache and CP-SAT streams (all views' streams start in the same round, so both cores stay
+   busy while either view's branch and bound runs). The view is a restriction: its plans expand
+   into plans of the buffers, and its failures prove nothing — only the buffers' own rounds
+   raise the proven lower bound. Why: the exact methods also try every interleaving of a class
+   with the buffers around it, which is most of their tree where they thrash; the blocks
+   remove that. On ten sets of 20 generated instances at 60 s the search fits 199 of 200 with
+   the view (the five sets never looked at before, 97001.. to 101001..: 100 of 100, 98 within
+   10 s); the five others are those where the buffers alone missed one each (82004, 84003,
+   86010, 89001, 95013): four of those now fit, in 4-24 s, and 86010 is missed either way.
+   Each view gets every other round, so an instance only the buffers solve costs at most about
+   twice its time there (minimalloc's J: 0.2 s either way).
+
 2. **Hill climbing over the placement order** with the remaining budget (Arm Vela's
    ``HillClimb`` allocator, TelaMalloc-style order search): starting from the best order known, a buffer that reaches
    the peak (or a random one) is moved earlier in the order, :func:`first_fit` re-plans it, and
@@ -78,20 +93,16 @@ valid; the search is just weaker, and its failures prove nothing). Alignment is 
 Budget split: branch and bound gets 70 % of the budget (90 % with a capacity), hill climbing
 the rest; the portfolio's own run time counts against the budget but is never cut short.
 
-Measured (``bench/search.py``, budget 60 s, 2-core machine): minimalloc's challenging suite at
-capacity 1,048,576 — all eleven fit: A 4.2 s, B 3.1, C 1.9, D 1.8, E 1.6, F 3.3, G 0.7, H 1.6,
-I 1.1, J 0.2, K 0.7 (C took 5.4 s before the CP-SAT sweep orders; minimalloc's own C++ solver,
-built from its repository, on the same machine in an earlier session: A 4.5, B 3.5, C 0.6,
-D 2.4, E 3.3, F 4.7, G 1.1, H 1.6, I 3.3, J 0.8, K 0.6).
-Every idealloc trace reaches its lower bound in about 1 s (budget 10 s); ``nn_like(20000)`` goes
-from greedy +0.32 % to LB in about 6 s. Generated look-alikes (``synthetic.suite_like``, each
-cut from a packing of the capacity), 20 per seed set at 60 s, with the seven sweep orders: on
-the fresh set 92001.. (never looked at before) the search fits 20, all within 10 s; on the sets
-89001.. and 90001.., fresh for the five orders before, 19 and 20 (18 and 18 within 10 s; with
-five orders 19 and 20, 17 and 19; minimalloc's solver fits 13 of the latter, every one among
-ours); on 87001.. and 88001.. (five orders; looked at only to check) 20 and 20. On the sets
-82001.. and 84001.., on whose misses the sweep orders were chosen, 19 and 19 (16 and 17 before
-them), minimalloc's solver 7 and 13, every one among ours.
+Measured (``bench/search.py``, budget 60 s, 2-core machine, with the stacked view):
+minimalloc's challenging suite at capacity 1,048,576 — all eleven fit: A 3.5 s, B 2.5, C 0.04,
+D 2.2, E 1.4, F 2.8, G 0.1, H 2.8, I 1.7, J 0.4, K 0.06 (without the view: A 3.9, B 3.4, C 2.0,
+D 2.0, E 1.8, F 3.6, G 0.7, H 1.6, I 1.2, J 0.3, K 0.8; minimalloc's own C++ solver, built from
+its repository, on the same machine in an earlier session: A 4.5, B 3.5, C 0.6, D 2.4, E 3.3,
+F 4.7, G 1.1, H 1.6, I 3.3, J 0.8, K 0.6). Every idealloc trace reaches its lower bound within
+0.7 s (budget 10 s); ``nn_like(20000)`` goes from greedy +0.32 % to LB in about 6 s. Generated
+look-alikes (``synthetic.suite_like``, each cut from a packing of the capacity), 20 per seed
+set at 60 s: 199 of 200 over ten sets (above); before the stacked view, 117 of 120 over six
+sets, minimalloc's solver fitting 7-13 of 20 per set, every one among ours.
 
 Determinism: all search decisions depend only on the problem, ``seed`` and counted work (branch
 and bound nodes, hill-climbing evaluations), never on the clock. The budget is turned into a
@@ -116,6 +127,7 @@ from . import cpsat
 from .bounds import lower_bound
 from .firstfit import first_fit
 from .problem import Problem, Solution, exclusive
+from .stacking import Stacking, stack
 from .strategies import EXACT_MAX, EXACT_NODES, Strategy, _REGISTRY, register_strategy
 from .validate import find_conflicts
 
@@ -124,6 +136,11 @@ NODES_PER_SECOND = 4_000
 CP-SAT busy in the second thread (measured on a generated instance at its capacity, 100,000
 units: 4,550 per second beside CP-SAT, 6,250 alone), so that on such a machine the work cap,
 not the clock, ends the search and the result is deterministic."""
+
+STACKED_MIN_SHARE = 0.1
+"""The stacked view (``stacking.py``) gets every other branch-and-bound round only when it
+removes at least this share of the buffers: a view that merges a few classes is nearly the
+problem itself, so its rounds would mostly repeat the problem's own at half their share."""
 
 CPSAT_MIN_NODES = 3_000
 """Rounds whose node limit is below this (half a second) skip CP-SAT: its model building and
@@ -634,6 +651,15 @@ def climb(problem: Problem, offsets: Sequence[int], target: int, evaluations: in
     return (list(offs), h) if h < h0 else (list(offsets), h0)
 
 
+def _offsets(problem: Problem, st: _Structure, sol: list[int]) -> list[int]:
+    """Offsets of every buffer of ``problem`` from a solution of its structure's non-empty ones
+    (the empty ones at 0)."""
+    offsets = [0] * len(problem)
+    for k, i in enumerate(st.idx):
+        offsets[i] = sol[k]
+    return offsets
+
+
 def exact_polish(problem: Problem, offsets: Sequence[int], nodes: int) -> tuple[list[int], int]:
     """A short branch and bound below a plan: a binary search over heights between the lower
     bound and the plan's, each probe one run per MiniMalloc preorder with :data:`POLISH_RUN`
@@ -665,7 +691,8 @@ def exact_polish(problem: Problem, offsets: Sequence[int], nodes: int) -> tuple[
         if status != _OK:
             lo = cap + 1
             continue
-        offs, h = SearchStrategy._offsets(problem, st, sol)
+        offs = _offsets(problem, st, sol)
+        h = _height(problem, offs)
         if h >= best or find_conflicts(problem, offs):  # planners are never trusted
             break
         best, best_offsets = h, offs
@@ -688,12 +715,13 @@ class SearchStrategy(Strategy):
     uses_budget = True
 
     def __init__(self, budget: float = 10.0, seed: int = 0, capacity: int | None = None,
-                 nodes: int | None = None) -> None:
+                 nodes: int | None = None, stacking: bool = True) -> None:
         if budget < 0:
             raise ValueError(f"budget must be >= 0, got {budget}")
         self.budget = float(budget)
         self.seed = seed
         self.capacity = capacity
+        self.stacking = stacking
         self.nodes = nodes if nodes is not None else int(self.budget * NODES_PER_SECOND)
         self.stats: dict = {}
 
@@ -774,94 +802,96 @@ class SearchStrategy(Strategy):
 
     def _branch_and_bound(self, problem: Problem, best_h: int, lb: int, work: _Work,
                           capacity: int | None) -> tuple[list[int], int] | None:
-        """Best plan found by round-robin branch and bound, or None."""
-        st = _Structure(problem)
-        if st.m == 0:
-            return None
-        ranks = [st.preorder(h) for h in _HEURISTICS]
-        cache = _PartCache(st)
-        found: tuple[list[int], int] | None = None
-        proven_lo = lb  # every cap below this is infeasible
-        limit = max(st.m, 64)
-        # Every round doubles the node limit. With a capacity still open, a round first aims at
-        # it, then spends one probe (with an eighth of the node limit) of a binary search between
-        # the capacity and the best height (so that an unreachable capacity still yields a good plan);
-        # otherwise the whole round is that binary search.
-        open_capacity = capacity is not None
-        rounds = 0
-        at_capacity: _CpsatRuns | None = None  # CP-SAT's runs at the capacity, across rounds
-        try:
-            while work.left > 0:
-                limit *= 2
-                rounds += 1
-                # The three MiniMalloc preorders with the full limit, then a jittered copy of
-                # each (fresh every round) with a quarter of it: run lengths are heavy-tailed,
-                # and a slightly different order often succeeds where its base order thrashes.
-                round_seed = self.seed * 1_000_003 + rounds
-                rng = random.Random(round_seed)
-                runs = [(r, limit) for r in ranks] + [
-                    (_perturb(r, rng), max(64, limit // 4)) for r in ranks]
-                # CP-SAT, the exact backend (``cpsat.py``), runs beside them in a thread.
-                with_cpsat = cpsat.available() and limit >= CPSAT_MIN_NODES
-                if open_capacity:
-                    cap = max(capacity, proven_lo)
-                    if cap >= best_h:
-                        return found
-                    if with_cpsat and at_capacity is None:
-                        # From here on CP-SAT's k-th run at the capacity is worth the k-th
-                        # round's branch-and-bound runs (limits double, as they do).
-                        at_capacity = _CpsatRuns(st, cap, _doubling(
-                            sum(n for _, n in runs), round_seed), work.deadline)
-                    status, sol = self._try_cap(st, cap, runs, work, cache, at_capacity)
-                    if status == _OK:
-                        found = self._offsets(problem, st, sol)
-                        self.stats["exact"] = "+".join(sorted(set(cache.by)))
-                        return found
-                    if status == _FAIL:
-                        proven_lo = cap + 1
-                        open_capacity = False
-                        if at_capacity is not None:
-                            at_capacity.stop()
-                lo = max(proven_lo, capacity + 1) if open_capacity else proven_lo
-                hi = best_h - 1  # look for plans strictly better than the best
-                probes = 1 if open_capacity else -1
-                if open_capacity:
-                    runs = [(r, max(64, limit // 8)) for r in ranks]
-                while lo <= hi and work.left > 0 and probes != 0:
-                    probes -= 1
-                    cap = lo if lo == proven_lo and not open_capacity else (lo + hi) // 2
-                    # Below the capacity's search, one CP-SAT run per probe, worth its runs.
-                    probe = (_CpsatRuns(st, cap, _once(min(sum(n for _, n in runs), work.left),
-                                                       round_seed), work.deadline)
-                             if with_cpsat and not open_capacity else None)
-                    try:
-                        status, sol = self._try_cap(st, cap, runs, work, cache, probe)
-                    finally:
-                        if probe is not None:
-                            probe.stop()
-                    if status == _OK:
-                        found = self._offsets(problem, st, sol)
-                        best_h = found[1]
-                        hi = best_h - 1
-                    else:
-                        lo = cap + 1
-                        if status == _FAIL:
-                            proven_lo = cap + 1
-                if best_h <= proven_lo:
-                    break
-        finally:
-            if at_capacity is not None:
-                at_capacity.stop()
-        self.stats["proven_lb"] = proven_lo
-        self.stats["exact"] = "+".join(sorted(set(cache.by)))
-        return found
+        """Best plan found by round-robin branch and bound, or None.
 
-    @staticmethod
-    def _offsets(problem: Problem, st: _Structure, sol: list[int]) -> tuple[list[int], int]:
-        offsets = [0] * len(problem)
-        for k, i in enumerate(st.idx):
-            offsets[i] = sol[k]
-        return offsets, _height(problem, offsets)
+        Every round doubles the node limit. With a capacity still open, a round first aims at
+        it, then spends one probe (with an eighth of the node limit) of a binary search between
+        the capacity and the best height (so that an unreachable capacity still yields a good
+        plan); otherwise the whole round is that binary search. The rounds alternate between
+        the problem and, when it removes at least :data:`STACKED_MIN_SHARE` of the buffers, its
+        stacked view (``stacking.py``): each view gets every other round, so an instance that
+        only one of them solves costs at most twice its time there."""
+        original = _View(problem, lb, capacity, self.seed)
+        views = [original]
+        stacked = stack(problem) if self.stacking else None
+        if stacked is not None and len(stacked.problem) <= (1 - STACKED_MIN_SHARE) * len(problem):
+            views.insert(0, _View(stacked.problem, lower_bound(stacked.problem), capacity, self.seed + 1, stacked))
+        self.stats["views"] = "+".join(v.label() for v in views)
+        if original.done:
+            return None
+        best = _Best(best_h)
+        target = lb if capacity is None else max(lb, capacity)
+        try:
+            while work.left > 0 and not original.done:
+                # CP-SAT joins every view from the first round in which one view's node limit
+                # is worth it (CPSAT_MIN_NODES), so that the views' streams start together.
+                active = [v for v in views if not v.done]
+                for v in active:
+                    v.advance()
+                with_cpsat = cpsat.available() and any(v.limit >= CPSAT_MIN_NODES for v in active)
+                if with_cpsat and capacity is not None:
+                    for v in active:
+                        v.start_cpsat(capacity, original.proven_lo, work.deadline)
+                for v in active:
+                    if v.done or work.left <= 0:
+                        continue
+                    self._round(v, problem, best, work, capacity, original.proven_lo, with_cpsat)
+                    if v.done:
+                        v.stop()
+                    if best.height <= max(target, original.proven_lo):
+                        original.done = True
+                        break
+        finally:
+            for v in views:
+                v.stop()
+        self.stats["proven_lb"] = original.proven_lo
+        self.stats["exact"] = (best.view or original).method()
+        return None if best.offsets is None else (best.offsets, best.height)
+
+    def _round(self, v: "_View", problem: Problem, best: "_Best", work: _Work, capacity: int | None,
+               floor: int, with_cpsat: bool) -> None:
+        """One round of view ``v``; ``floor`` is the problem's proven lower bound (every cap
+        below it is infeasible for every view); ``with_cpsat``: CP-SAT runs beside it."""
+        st, ranks, cache, runs, limit = v.st, v.ranks, v.cache, v.runs, v.limit
+        cap = v.aim(capacity, floor) if capacity is not None else None
+        if cap is not None:
+            if cap >= best.height:
+                v.done = True
+                return
+            status, sol = self._try_cap(st, cap, runs, work, cache, v.at_capacity)
+            if status == _OK:
+                best.offer(v, problem, sol)
+                return
+            if status == _FAIL:
+                v.proven_lo = cap + 1
+                v.close_capacity()
+        lowest = max(v.proven_lo, floor)
+        lo = max(lowest, capacity + 1) if v.open_capacity else lowest
+        hi = best.height - 1  # look for plans strictly better than the best
+        probes = 1 if v.open_capacity else -1
+        if v.open_capacity:
+            runs = [(r, max(64, limit // 8)) for r in ranks]
+        while lo <= hi and work.left > 0 and probes != 0:
+            probes -= 1
+            cap = lo if lo == lowest and not v.open_capacity else (lo + hi) // 2
+            # Below the capacity's search, one CP-SAT run per probe, worth its runs.
+            probe = (_CpsatRuns(st, cap, _once(min(sum(n for _, n in runs), work.left), v.round_seed),
+                                work.deadline)
+                     if with_cpsat and not v.open_capacity else None)
+            try:
+                status, sol = self._try_cap(st, cap, runs, work, cache, probe)
+            finally:
+                if probe is not None:
+                    probe.stop()
+            if status == _OK:
+                best.offer(v, problem, sol)
+                hi = best.height - 1
+            else:
+                lo = cap + 1
+                if status == _FAIL:
+                    v.proven_lo = cap + 1
+        if best.height <= max(v.proven_lo, floor):
+            v.done = True
 
     @staticmethod
     def _try_cap(st: _Structure, cap: int, runs: list[tuple[list[int], int]], work: _Work,
@@ -920,6 +950,110 @@ class SearchStrategy(Strategy):
             for k, o in zip(members, hit[1]):
                 sol[k] = o
         return status, (sol if status == _OK else None)
+
+
+class _View:
+    """A problem the branch and bound works on in rounds of its own: the problem itself, or its
+    stacked view (``stacking``: a restriction whose plans expand into plans of the problem, and
+    whose failures prove nothing about it). ``proven_lo``: every cap below it is infeasible for
+    this view's problem."""
+
+    def __init__(self, problem: Problem, lb: int, capacity: int | None, seed: int,
+                 stacking: Stacking | None = None) -> None:
+        self.problem, self.stacking, self.seed = problem, stacking, seed
+        self.st = _Structure(problem)
+        self.ranks = [self.st.preorder(h) for h in _HEURISTICS]
+        self.cache = _PartCache(self.st)
+        self.proven_lo = lb
+        self.limit = max(self.st.m, 64)
+        self.rounds = 0
+        self.round_seed = 0
+        self.runs: list[tuple[_Rank, int]] = []
+        self.open_capacity = capacity is not None
+        self.aimed: int | None = None
+        self.at_capacity: _CpsatRuns | None = None  # CP-SAT's runs at the capacity, across rounds
+        self.done = self.st.m == 0
+
+    def advance(self) -> None:
+        """Next round: the node limit doubles. Its runs: the three MiniMalloc preorders with the
+        full limit, then a jittered copy of each (fresh every round) with a quarter of it: run
+        lengths are heavy-tailed, and a slightly different order often succeeds where its base
+        order thrashes."""
+        self.limit *= 2
+        self.rounds += 1
+        self.round_seed = self.seed * 1_000_003 + self.rounds
+        rng = random.Random(self.round_seed)
+        self.runs = [(r, self.limit) for r in self.ranks] + [
+            (_perturb(r, rng), max(64, self.limit // 4)) for r in self.ranks]
+
+    def start_cpsat(self, capacity: int, floor: int, deadline: float) -> None:
+        """With the capacity open, CP-SAT's runs at it (``_CpsatRuns``) on every partition still
+        open there, started now rather than when the branch and bound reaches the partition, so
+        that every view's runs work while any view's branch and bound does. From the first
+        such round on, CP-SAT's k-th run is worth the k-th round's branch-and-bound runs (their
+        limits double, as the runs' do)."""
+        cap = self.aim(capacity, floor)
+        if cap is None:
+            return
+        if self.at_capacity is None:
+            self.at_capacity = _CpsatRuns(self.st, cap, _doubling(sum(n for _, n in self.runs), self.round_seed),
+                                          deadline)
+        cache = self.cache
+        for pi, (members, _, _) in enumerate(cache.parts):
+            hit = cache.solved[pi]
+            if cap > cache.infeasible[pi] and (hit is None or hit[0] > cap):
+                self.at_capacity.start(pi, members)
+
+    def aim(self, capacity: int, floor: int) -> int | None:
+        """While the capacity is open, the height this view aims at: the capacity, or the lower
+        bound where that is higher (``floor``: the problem's). None once that height is out of
+        reach — proven infeasible for this view, or for the problem by its own rounds — and
+        the capacity is closed for the view."""
+        if not self.open_capacity:
+            return None
+        cap = max(capacity, self.proven_lo, floor)
+        if self.aimed is not None and cap > self.aimed:
+            self.close_capacity()
+            return None
+        self.aimed = cap
+        return cap
+
+    def expand(self, sol: list[int]) -> list[int]:
+        """Offsets of the original problem's buffers from a solution of this view's structure."""
+        offsets = _offsets(self.problem, self.st, sol)
+        return offsets if self.stacking is None else self.stacking.expand(offsets)
+
+    def label(self) -> str:
+        return "problem" if self.stacking is None else f"stacked({len(self.problem)} blocks)"
+
+    def method(self) -> str:
+        """Which methods solved this view's partitions (``stacked`` in front for that view)."""
+        by = "+".join(sorted(set(self.cache.by)))
+        return by if self.stacking is None else f"stacked {by}"
+
+    def close_capacity(self) -> None:
+        """The capacity is out of this view's reach: stop aiming at it."""
+        self.open_capacity = False
+        self.stop()
+
+    def stop(self) -> None:
+        if self.at_capacity is not None:
+            self.at_capacity.stop()
+
+
+class _Best:
+    """The lowest plan of the problem found so far by any view (and which view found it)."""
+
+    def __init__(self, height: int) -> None:
+        self.height = height
+        self.offsets: list[int] | None = None
+        self.view: _View | None = None
+
+    def offer(self, view: _View, problem: Problem, sol: list[int]) -> None:
+        offsets = view.expand(sol)
+        h = _height(problem, offsets)
+        if h < self.height:
+            self.height, self.offsets, self.view = h, offsets, view
 
 
 def _det(nodes: int) -> float:

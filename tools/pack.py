@@ -86,6 +86,9 @@ def run(argv: list[str] | None = None) -> int:
         if details and "members" in details:
             skipped = ", ".join(details["skipped"]) or "none"
             sys.stderr.write(f"members={','.join(details['members'])} skipped={skipped} polish={details['polish']}\n")
+        if details and "source" in details:  # the search strategy
+            sys.stderr.write(f"source={details['source']} views={details.get('views', '-')} "
+                             f"work={details['work']} proven_lb={details.get('proven_lb', '-')}\n")
     if args.plot is not None:
         _plot(args.plot, problem, solution, source, args.capacity)
     if args.check:
