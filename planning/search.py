@@ -674,29 +674,67 @@ def exact_polish(problem: Problem, offsets: Sequence[int], nodes: int) -> tuple[
     such as the suite's C, but measured worse on the held-out ones). Counted work only (the clock is never
     consulted), so the result depends on the inputs alone. Returns ``(offsets, height)``, never
     higher than the input plan.
+
+    With a stacked view (``stacking.py``, as the search uses it) half the nodes go to its
+    blocks, from large-first's plan of them and below the height the first half reached: at
+    the same 5,000 nodes, ``best`` on 120 fresh generated look-alikes (two sets of 60) went from
+    8.6 and 8.3 % over the best known to 8.1 and 6.9 %, in the same time; on minimalloc's suite
+    A-F from 6.7 to 7.3 % and G-K from 8.3 to 7.6 % (all eleven: 7.4 % either way).
     """
+    stacked = _stacked_view(problem)
+    if stacked is None:
+        return _polish(problem, offsets, nodes)
+    offsets, h = _polish(problem, offsets, nodes // 2)
+    blocks, bh = _polish(stacked.problem, _large_first(stacked.problem), nodes - nodes // 2, below=h)
+    if bh < h:
+        expanded = stacked.expand(blocks)
+        if not find_conflicts(problem, expanded):  # planners are never trusted
+            return expanded, bh
+    return offsets, h
+
+
+def _polish(problem: Problem, offsets: Sequence[int], nodes: int,
+            below: int | None = None) -> tuple[list[int], int]:
+    """:func:`exact_polish` on one view: the binary search below the plan's height (or below
+    ``below``, when lower), returning the plan itself when nothing lower is found."""
     h0 = _height(problem, offsets)
     best, best_offsets = h0, list(offsets)
     st = _Structure(problem)
     if st.m == 0 or nodes <= 0:
         return best_offsets, best
+    ceiling = best if below is None else min(best, below)
     ranks = [st.preorder(h) for h in _HEURISTICS]
     cache = _PartCache(st)
     work = _Work(nodes, float("inf"))
     lo = lower_bound(problem)
     limit = max(64, POLISH_RUN * st.m)
-    while work.left > 0 and lo < best:
-        cap = lo + (best - 1 - lo) // 2
+    while work.left > 0 and lo < ceiling:
+        cap = lo + (ceiling - 1 - lo) // 2
         status, sol = SearchStrategy._try_cap(st, cap, [(r, limit) for r in ranks], work, cache)
         if status != _OK:
             lo = cap + 1
             continue
         offs = _offsets(problem, st, sol)
         h = _height(problem, offs)
-        if h >= best or find_conflicts(problem, offs):  # planners are never trusted
+        if h >= ceiling or find_conflicts(problem, offs):  # planners are never trusted
             break
-        best, best_offsets = h, offs
+        best, best_offsets, ceiling = h, offs, h
     return best_offsets, best
+
+
+def _large_first(problem: Problem) -> list[int]:
+    """First fit in size-descending order (ties by start): the search's cheap seed plan."""
+    bufs = problem.buffers
+    return first_fit(problem, sorted(range(len(bufs)), key=lambda i: (-bufs[i].size, bufs[i].start, i)))
+
+
+def _stacked_view(problem: Problem) -> Stacking | None:
+    """The stacked view (``stacking.py``) when it removes at least :data:`STACKED_MIN_SHARE` of
+    the buffers, else None."""
+    stacked = stack(problem)
+    if stacked is None or len(stacked.problem) > (1 - STACKED_MIN_SHARE) * len(problem):
+        return None
+    return stacked
 
 
 POLISH_RUN = 2
@@ -748,8 +786,7 @@ class SearchStrategy(Strategy):
         # Seed plan: large-first (cheap). The rest of the portfolio runs first with a capacity
         # (it often fits at once), otherwise only when the exact search has not proven the
         # optimum (no greedy plan can beat a proven optimum, so skipping it loses nothing).
-        order = sorted(range(n), key=lambda i: (-problem.buffers[i].size, problem.buffers[i].start, i))
-        best_offsets = first_fit(problem, order)
+        best_offsets = _large_first(problem)
         best_h = _height(problem, best_offsets)
         source = "large-first"
         portfolio_done = False
@@ -813,8 +850,8 @@ class SearchStrategy(Strategy):
         only one of them solves costs at most twice its time there."""
         original = _View(problem, lb, capacity, self.seed)
         views = [original]
-        stacked = stack(problem) if self.stacking else None
-        if stacked is not None and len(stacked.problem) <= (1 - STACKED_MIN_SHARE) * len(problem):
+        stacked = _stacked_view(problem) if self.stacking else None
+        if stacked is not None:
             views.insert(0, _View(stacked.problem, lower_bound(stacked.problem), capacity, self.seed + 1, stacked))
         self.stats["views"] = "+".join(v.label() for v in views)
         if original.done:
