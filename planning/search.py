@@ -747,7 +747,8 @@ POLISH_RUN = 2
 
 
 class SearchStrategy(Strategy):
-    """Anytime search from the greedy portfolio's best plan (see module docstring)."""
+    """Anytime search from the greedy portfolio's best plan (see module docstring).
+    ``stacking=False`` leaves out the stacked view (the buffers alone, as before it)."""
 
     name = "search"
     uses_budget = True
