@@ -71,9 +71,9 @@ Plan of work (every step keeps the best valid plan found so far, so stopping any
    into plans of the buffers, and its failures prove nothing — only the buffers' own rounds
    raise the proven lower bound. Why: the exact methods also try every interleaving of a class
    with the buffers around it, which is most of their tree where they thrash; the blocks
-   remove that. On ten sets of 20 generated instances at 60 s the search fits 199 of 200 with
-   the view (the five sets never looked at before, 97001.. to 101001..: 100 of 100, 98 within
-   10 s); the five others are those where the buffers alone missed one each (82004, 84003,
+   remove that. On eleven sets of 20 generated instances at 60 s the search fits 219 of 220 with
+   the view (the six sets never looked at before, 97001.. to 101001.. and 105001..: 120 of 120,
+   117 within 10 s); the five others are those where the buffers alone missed one each (82004, 84003,
    86010, 89001, 95013): four of those now fit, in 4-24 s, and 86010 is missed either way.
    Each view gets every other round, so an instance only the buffers solve costs at most about
    twice its time there (minimalloc's J: 0.2 s either way).
@@ -101,7 +101,7 @@ its repository, on the same machine in an earlier session: A 4.5, B 3.5, C 0.6, 
 F 4.7, G 1.1, H 1.6, I 3.3, J 0.8, K 0.6). Every idealloc trace reaches its lower bound within
 0.7 s (budget 10 s); ``nn_like(20000)`` goes from greedy +0.32 % to LB in about 6 s. Generated
 look-alikes (``synthetic.suite_like``, each cut from a packing of the capacity), 20 per seed
-set at 60 s: 199 of 200 over ten sets (above); before the stacked view, 117 of 120 over six
+set at 60 s: 219 of 220 over eleven sets (above); before the stacked view, 117 of 120 over six
 sets, minimalloc's solver fitting 7-13 of 20 per set, every one among ours.
 
 Determinism: all search decisions depend only on the problem, ``seed`` and counted work (branch
