@@ -32,7 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--match-range", default="auto", help="nnvm: match range (number >= 0 or 'auto')")
     p.add_argument("--num-groups", type=int, default=1, help="nnvm: parallel colour groups (default 1)")
     p.add_argument("--check", action="store_true", help="validate the input's offset column instead of planning")
-    p.add_argument("--stats", action="store_true", help="print buffers, LB, height, seconds to stderr")
+    p.add_argument("--stats", action="store_true", help="print buffers, LB, height, seconds to stderr; for best its members and polish, for search its views, source, work and proven lower bound")
     p.add_argument("--plot", default=None, metavar="OUT.svg",
                    help="also draw the plan (layout and live bytes; .svg or .png) as memopt-report does")
     return p
