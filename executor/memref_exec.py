@@ -245,11 +245,7 @@ class _Run:
 
     def affine_flat(self, op) -> int:
         """The row-major element an ``affine.load``/``affine.store`` touches (its map applied)."""
-        indices = _affine(self, op.map.data, op.indices)
-        flat = 0
-        for i, d in zip(indices, op.memref.type.get_shape()):
-            flat = flat * d + i
-        return flat
+        return _row_major(_affine(self, op.map.data, op.indices), op.memref.type.get_shape())
 
     # ------------------------------------------------------------------ ops
     def run_block(self, block: Block) -> None:
@@ -504,9 +500,14 @@ def _affine(run: _Run, amap, operands) -> tuple[int, ...]:
 
 
 def _flat(run: _Run, indices, t: MemRefType) -> int:
+    return _row_major([int(run.env[i]) for i in indices], t.get_shape())
+
+
+def _row_major(indices, shape) -> int:
+    """The row-major position of the element at ``indices`` in a buffer of ``shape``."""
     flat = 0
-    for i, d in zip(indices, t.get_shape()):
-        flat = flat * d + int(run.env[i])
+    for i, d in zip(indices, shape):
+        flat = flat * d + i
     return flat
 
 

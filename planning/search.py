@@ -949,9 +949,8 @@ class SearchStrategy(Strategy):
         for pi, (members, a, z) in enumerate(cache.parts):
             if cap <= cache.infeasible[pi]:
                 return _FAIL, None
-            hit = cache.solved[pi]
-            if hit is None or hit[0] > cap:
-                hit = None
+            hit = cache.hit_at(pi, cap)
+            if hit is None:
                 if exact is not None:
                     exact.start(pi, members)
                 for rank, limit in runs:
@@ -1038,8 +1037,7 @@ class _View:
                                           deadline)
         cache = self.cache
         for pi, (members, _, _) in enumerate(cache.parts):
-            hit = cache.solved[pi]
-            if cap > cache.infeasible[pi] and (hit is None or hit[0] > cap):
+            if cap > cache.infeasible[pi] and cache.hit_at(pi, cap) is None:
                 self.at_capacity.start(pi, members)
 
     def aim(self, capacity: int, floor: int) -> int | None:
@@ -1167,6 +1165,11 @@ class _PartCache:
         self.solved: list[tuple[int, list[int]] | None] = [None] * len(self.parts)
         self.by = ["branch-and-bound"] * len(self.parts)  # which method solved each partition
         self.infeasible = [-1] * len(self.parts)
+
+    def hit_at(self, pi: int, cap: int) -> tuple[int, list[int]] | None:
+        """Partition ``pi``'s cached plan when it fits under ``cap`` (its height, offsets)."""
+        hit = self.solved[pi]
+        return hit if hit is not None and hit[0] <= cap else None
 
 
 register_strategy("search", SearchStrategy)
