@@ -28,6 +28,7 @@ from xdsl.dialects import memref
 from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, StringAttr, TensorType, UnitAttr
 from xdsl.ir import Attribute, Dialect, Operation, SSAValue
 from xdsl.parser import Parser, UnresolvedOperand
+from xdsl.printer import Printer
 from xdsl.traits import IsTerminator, SingleBlockImplicitTerminator
 
 
@@ -188,13 +189,6 @@ UPSTREAM_FORMS = (GlobalOp, CopyOp, CastOp, MemorySpaceCastOp, DmaStartOp, DmaWa
                   ExtractAlignedPointerAsIndexOp)
 
 
-def memref_dialect() -> Dialect:
-    """xDSL's ``memref`` dialect, its ops without a custom parser replaced by the ones above."""
-    custom = {op.name: op for op in UPSTREAM_FORMS}
-    ops = [custom.get(op.name, op) for op in memref.MemRef.operations]
-    return Dialect("memref", ops, list(memref.MemRef.attributes))
-
-
 def add_implicit_terminators(module: Operation) -> None:
     """Give every block of a result-less op with an implicit terminator (``scf.index_switch``,
     ``scf.if``, ``scf.for``, ``scf.parallel``) the terminator upstream elides in print.
@@ -213,3 +207,70 @@ def add_implicit_terminators(module: Operation) -> None:
                 last = block.last_op
                 if last is None or not last.has_trait(IsTerminator):
                     block.add_op(trait.op_type.create())
+
+
+def _alloc_parse(cls, parser: Parser):
+    """``memref.alloc(%d)[%s] alignment = 64 {attrs} : T`` (today's upstream) or
+    ``{alignment = 64 : i64}`` in the dictionary (older upstream)."""
+    sizes = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
+    symbols = parser.parse_optional_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_unresolved_operand)
+    alignment: Attribute | None = None
+    if parser.parse_optional_keyword("alignment"):
+        parser.parse_punctuation("=")
+        alignment = IntegerAttr(parser.parse_integer(allow_boolean=False), 64)
+    attrs = parser.parse_optional_attr_dict()
+    alignment = attrs.pop("alignment", alignment)
+    parser.parse_punctuation(":")
+    result_type = parser.parse_type()
+    index = IndexType()
+    return cls.build(operands=[[parser.resolve_operand(u, index) for u in sizes],
+                               [parser.resolve_operand(u, index) for u in symbols or []]],
+                     result_types=[result_type], properties={"alignment": alignment} if alignment else {},
+                     attributes=attrs)
+
+
+def _alloc_print(op, printer: Printer) -> None:
+    """Upstream's form: the alignment as a keyword, never in the dictionary (upstream's strict
+    property parsing rejects ``{alignment = 64 : i64}``: 'inherent attribute ... attr-dict')."""
+    printer.print_string("(")
+    printer.print_list(op.dynamic_sizes, printer.print_operand)
+    printer.print_string(")")
+    if op.symbol_operands:
+        printer.print_string("[")
+        printer.print_list(op.symbol_operands, printer.print_operand)
+        printer.print_string("]")
+    if op.alignment is not None:
+        printer.print_string(f" alignment = {op.alignment.value.data}")
+    printer.print_op_attributes(op.attributes)
+    printer.print_string(" : ")
+    printer.print_attribute(op.memref.type)
+
+
+class AllocOp(memref.AllocOp):
+    @classmethod
+    def parse(cls, parser: Parser) -> AllocOp:
+        return _alloc_parse(cls, parser)
+
+    def print(self, printer: Printer) -> None:
+        _alloc_print(self, printer)
+
+
+class AllocaOp(memref.AllocaOp):
+    @classmethod
+    def parse(cls, parser: Parser) -> AllocaOp:
+        return _alloc_parse(cls, parser)
+
+    def print(self, printer: Printer) -> None:
+        _alloc_print(self, printer)
+
+
+UPSTREAM_PRINTS = (AllocOp, AllocaOp)
+"""Ops xDSL reads and prints in a form upstream refuses (``{alignment = 64 : i64}``), replaced
+by upstream's form."""
+
+
+def memref_dialect() -> Dialect:
+    """xDSL's ``memref`` dialect, its ops without a custom parser replaced by the ones above."""
+    custom = {op.name: op for op in (*UPSTREAM_FORMS, *UPSTREAM_PRINTS)}
+    ops = [custom.get(op.name, op) for op in memref.MemRef.operations]
+    return Dialect("memref", ops, list(memref.MemRef.attributes))

@@ -348,9 +348,13 @@ class _Run:
                 self.env[op.result] = v.value.data
             else:
                 self.env[op.result] = 0
-        elif isinstance(op, (arith.AddiOp, arith.MuliOp, arith.SubiOp)):
+        elif type(op) in _INDEX_ARITH:
             a, b = int(self.env[op.lhs]), int(self.env[op.rhs])
-            self.env[op.result] = a + b if isinstance(op, arith.AddiOp) else a * b if isinstance(op, arith.MuliOp) else a - b
+            self.env[op.result] = _INDEX_ARITH[type(op)](a, b)
+        elif isinstance(op, arith.SelectOp):
+            self.env[op.result] = self.env[op.lhs] if int(self.env[op.cond]) else self.env[op.rhs]
+        elif isinstance(op, affine.ApplyOp):
+            (self.env[op.result],) = _affine(self, op.map.data, op.mapOperands)
         elif isinstance(op, func.CallOp):
             mems = [v for v in op.arguments if isinstance(v.type, MemRefType)]
             n_out = op.attributes.get("memopt.outs")
@@ -483,6 +487,16 @@ def _reads_outs(op: Operation) -> bool:
         n_out = len(op.outputs)
         return any(a.uses for a in args[len(args) - n_out:])
     return True
+
+
+_INDEX_ARITH = {
+    arith.AddiOp: lambda a, b: a + b,
+    arith.SubiOp: lambda a, b: a - b,
+    arith.MuliOp: lambda a, b: a * b,
+    arith.DivUIOp: lambda a, b: a // b,
+    arith.RemUIOp: lambda a, b: a % b,
+}
+"""Integer arithmetic on index values (addresses, loop counts, iteration parities)."""
 
 
 def _element_width(t: MemRefType) -> int:

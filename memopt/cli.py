@@ -180,7 +180,26 @@ def parse_source(text: str, filename: str, *, allow_unregistered: bool = False):
         verify_located(module)
     except MemoptError as e:
         raise ToolError.at_op(e) from None
+    _remark_unknown_ops(module)
     return ctx, module
+
+
+def _remark_unknown_ops(module) -> None:
+    """One ``remark:`` per op name memopt has no definition of (read as an opaque op)."""
+    from memopt.diagnostics import where
+    from memopt.dialects.opaque import OpaqueOp
+
+    said: set[str] = set()
+    for op in module.walk():
+        if isinstance(op, OpaqueOp) and op.name not in said:
+            said.add(op.name)
+            sys.stderr.write(f"{_PROG[0]}: remark: {where(op)}'{op.name}' is not known to memopt: every memref it "
+                             "takes is taken as read and written whole, and every memref it returns as an alias "
+                             "of them\n")
+
+
+_PROG = ["memopt"]
+"""The running tool's name, for lines printed outside a pass (set by :func:`run_tool`)."""
 
 
 
@@ -219,6 +238,7 @@ def run_tool(prog: str, run: Callable[[list[str], dict], int], argv: Sequence[st
     if sys.stderr is None:  # nowhere to report anything: exit codes only
         sys.stderr = io.StringIO()
     state: dict = {}
+    _PROG[0] = prog
     try:
         code = _with_deep_stack(lambda: run(list(argv), state))
         sys.stdout.flush()

@@ -16,6 +16,7 @@ import weakref
 
 from xdsl.dialects.builtin import FileLineColLoc, ModuleOp
 from xdsl.ir import BlockArgument, Operation, OpResult
+from xdsl.irdl import IRDLOperation
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 from xdsl.utils.lexer import Span
@@ -157,6 +158,8 @@ class LocatedParser(Parser):
         start = self._current_token.span.start
         op = super().parse_operation()
         _LOCATIONS[op] = self.line_col(start)
+        if op.properties and isinstance(op, IRDLOperation):
+            _undefined_properties_as_attributes(op)
         return op
 
     def _get_op_by_name(self, name: str) -> type[Operation]:
@@ -178,6 +181,16 @@ class LocatedParser(Parser):
         else:
             msg = f"unknown operation '{name}'"
         self.raise_error(msg, where)
+
+
+def _undefined_properties_as_attributes(op: IRDLOperation) -> None:
+    """Properties upstream prints that xDSL's definition of the op lacks (``memref.load``'s
+    ``invariant``, ...) kept as attributes: printed in the attribute dictionary, where
+    upstream's generic parser takes inherent attributes back as properties. Why: xDSL refuses
+    the op otherwise ("property 'invariant' is not defined by the operation")."""
+    defined = op.get_irdl_definition().properties
+    for name in [k for k in op.properties if k not in defined]:
+        op.attributes[name] = op.properties.pop(name)
 
 
 def parse_error_location(e: ParseError) -> tuple[int, int]:

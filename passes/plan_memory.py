@@ -261,7 +261,7 @@ class PlanMemoryPass(ModulePass):
         rows: list[tuple] = []
         # One arena per memory space (``memref<..., N>``), the default space's first.
         for space in memory_spaces(f):
-            lt = analyze_upstream(f, space)
+            lt = analyze_upstream(f, space, self.alignment)
             for alloc, why in lt.remarks:
                 sys.stderr.write(f"plan-memory: remark: {where(alloc)}'{alloc.name}' in '@{f.sym_name.data}' {why}\n")
             problem = lt.problem

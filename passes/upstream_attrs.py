@@ -16,6 +16,9 @@ STRATEGY_ATTR = "memopt.strategy"
 ARENA_ATTR = "memopt.arena"
 ARENA_ARG_ATTR = "memopt.arena_arg"
 """With ``arena=arg``: the index of the function argument that is the arena (caller-provided)."""
+ARENA_ALIGNMENT_ATTR = "memopt.arena_alignment"
+"""With ``arena=arg``: the alignment the caller-provided arena's base needs (the largest any
+planned buffer asks for)."""
 ARENA_MODES = ("alloc", "arg")
 SPACE_SIZES_ATTR = "memopt.space_arena_sizes"
 """``{"1" = N : i64, ...}``: the arena size of every memory space other than the default one
@@ -33,5 +36,5 @@ def is_upstream(f: func.FuncOp) -> bool:
     return has_memref
 
 
-__all__ = ["ARENA_ARG_ATTR", "ARENA_ATTR", "ARENA_MODES", "ARENA_SIZE_ATTR", "LOWER_BOUND_ATTR", "SPACE_SIZES_ATTR",
+__all__ = ["ARENA_ALIGNMENT_ATTR", "ARENA_ARG_ATTR", "ARENA_ATTR", "ARENA_MODES", "ARENA_SIZE_ATTR", "LOWER_BOUND_ATTR", "SPACE_SIZES_ATTR",
            "STRATEGY_ATTR", "is_upstream"]

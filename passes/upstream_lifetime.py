@@ -1,60 +1,85 @@
-"""Lifetime analysis of upstream MLIR (``func``/``memref``/``scf``/``arith``/``linalg``): the tracer
-that turns the ``memref.alloc`` buffers of a bufferized function into an IR-free planning problem.
+"""Lifetime analysis of upstream MLIR after bufferization: the tracer that turns the buffers of a
+function (``memref.alloc``/``alloca``, ``bufferization.clone``) into an IR-free planning problem.
 
-What compiler flows hold after bufferization is this dialect mix, not memopt's; the rules are
-the ones :mod:`memopt.passes.lifetime` applies to the memopt dialect, restated for it:
+The rules are the ones :mod:`memopt.passes.lifetime` applies to the memopt dialect, for the ops
+compiler flows hold after bufferization:
 
 * **one global numbering**: every op one step in program order, the ops of nested regions
-  numbered inside their parent's span; the branches of an ``scf.if`` (and the cases of an
-  ``scf.index_switch``) overlaid on the same steps and exclusive (buffers of different branches
-  may share bytes: only one branch runs);
-* **a buffer** is a ``memref.alloc``/``memref.alloca`` with a static shape, the identity layout,
-  the default memory space and a whole-byte element type — what ``memref.view`` of an ``i8``
-  arena can express. Anything else is left as it is, with a one-line remark naming it;
-* **it lives** from its alloc to one past the last use of it *or any alias of it* — an op with a
-  memref result computed from a memref operand (``view``, ``subview``, ``cast``,
-  ``reinterpret_cast``, ``collapse_shape``, ``expand_shape``, any unknown op of that shape) aliases
-  the whole source, conservatively. ``memref.dealloc`` is not a use: the plan ends the buffer at its
-  last real use, which is how memopt beats a planner that runs alloc → dealloc;
-* **a use inside a loop** (``scf.for``/``scf.while``/``scf.parallel``, any region op that is not an
-  ``scf.if``) of a buffer allocated outside it counts at the loop's end, so the bytes stay intact
-  across iterations;
-* **escapes** — a buffer (or alias) returned by the function, yielded out of a region (by any
-  terminator: ``scf.yield``, ``affine.yield``, ``scf.condition`` ...), or stored into memory —
-  are not planned (remark): their bytes must outlive what the function can see.
-  A buffer carried into a loop's ``iter_args`` is left unplanned too (its body arguments alias
-  it). A ``func.call`` to a declaration is an ordinary use at its step (external kernels write
-  their ``outs`` and keep nothing).
+  numbered inside their parent's span; the regions of an ``scf.if`` / ``scf.index_switch`` /
+  ``affine.if`` overlaid on the same steps and exclusive (buffers of different branches may share
+  bytes: only one branch runs);
+* **a buffer** has a static shape, the identity layout, an integer memory space, whole-byte
+  elements, and is not allocated once per parallel iteration (``scf.parallel``, ``scf.forall``,
+  ``affine.parallel``) — what a ``memref.view`` of an ``i8`` arena can express. Anything else
+  is left as it is, with a one-line remark saying why;
+* **it lives** from its definition to one past the last *access* of it or of any alias of it.
+  Views and casts (``view``, ``subview``, ``cast``, ``reinterpret_cast``, ``collapse_shape``,
+  ``expand_shape``, ``extract_strided_metadata`` ...) only make aliases; ownership bookkeeping
+  (``memref.dealloc``, ``bufferization.dealloc``, the pointer comparisons
+  ``bufferization-lower-deallocations`` emits) is not an access either, so the plan is the same
+  before and after deallocation passes, and ends each buffer at its last real use. Any other op
+  (an unknown one included) accesses all of it; its memref results alias it;
+* **a use inside a loop** of a buffer defined outside it counts at the loop's end, so the bytes
+  stay intact across iterations;
+* **control flow**: a buffer yielded out of an ``scf.if`` (``index_switch``,
+  ``execute_region``, ``affine.if``) lives on as the op's result; one passed into a loop's
+  ``iter_args`` lives on as the region argument and the loop's result. A buffer allocated in a
+  loop body and yielded to the next iteration is *double buffered*: two buffers, both live
+  over the loop, used by even and odd iterations — the carried one is read while the next is
+  written (an RNN's state);
+* **escapes** — returned by the function, stored into memory, its address taken for anything
+  but deallocation, carried through ``scf.while`` or out of nested loops — are not planned
+  (remark): their bytes must outlive what the function can see.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from xdsl.dialects import func, memref, scf
-from xdsl.dialects.builtin import IntegerAttr, IntegerType, MemRefType, NoneAttr, UnregisteredOp
+from xdsl.dialects import affine, arith, func, memref, scf
+from xdsl.dialects.bufferization import CloneOp, ToTensorOp
+from xdsl.dialects.builtin import (
+    AffineMapAttr, IntegerAttr, IntegerType, MemRefType, NoneAttr, UnregisteredOp,
+)
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.traits import IsTerminator
 
+from memopt.dialects.opaque import OpaqueOp
+from memopt.dialects.ownership import DeallocOp
+from memopt.dialects.structured import StructuredOp
 from memopt.planning import Buffer, Problem
 
 from .upstream_attrs import is_upstream  # noqa: F401 - re-exported
 
-ALLOCS = (memref.AllocOp, memref.AllocaOp)
-BRANCHING = (scf.IfOp, scf.IndexSwitchOp)
-"""Ops whose regions are alternatives (exactly one runs): ``scf.if``, ``scf.index_switch``."""
+ALLOCS = (memref.AllocOp, memref.AllocaOp, CloneOp)
+BRANCHING = (scf.IfOp, scf.IndexSwitchOp, affine.IfOp)
+"""Ops whose regions are alternatives (exactly one runs)."""
+PASS_THROUGH = (*BRANCHING, scf.ExecuteRegionOp)
+"""Ops whose region yields become their results (no iteration)."""
+LOOPS_WITH_IV = (scf.ForOp, affine.ForOp)
+PARALLEL = ("scf.parallel", "scf.forall", "affine.parallel")
+VIEWS = (memref.ViewOp, memref.SubviewOp, memref.CastOp, memref.ReinterpretCastOp, memref.CollapseShapeOp,
+         memref.ExpandShapeOp, memref.ExtractStridedMetaDataOp, memref.MemorySpaceCastOp, memref.AssumeAlignmentOp)
+"""Ops that only make an alias of their memref operand: not an access."""
+METADATA = (memref.DimOp, memref.RankOp)
+"""Ops that read a buffer's shape, never its bytes."""
+DEALLOCS = (memref.DeallocOp, DeallocOp)
 
 
 @dataclass
 class UpstreamLifetimes:
-    """The planning problem of one upstream function and the way back to its allocs."""
+    """The planning problem of one upstream function and the way back to its buffers."""
 
     func: func.FuncOp
     problem: Problem
     allocs: list[Operation]
-    """The planned alloc of each buffer, in problem order."""
+    """The defining op of each buffer, in problem order (a double-buffered one twice in a row)."""
+    carried: dict[Operation, Operation] = field(default_factory=dict)
+    """Double-buffered defining ops -> the loop whose iterations alternate their two buffers."""
+    unused: list[Operation] = field(default_factory=list)
+    """Allocs nothing reads or writes: they take no bytes (the mutator erases them)."""
     remarks: list[tuple[Operation, str]] = field(default_factory=list)
-    """Allocs left unplanned, and why (reported by the pass, one line each)."""
+    """Buffers left unplanned, and why (reported by the pass, one line each)."""
 
 
 def element_bytes(t: MemRefType) -> int | None:
@@ -67,26 +92,58 @@ def element_bytes(t: MemRefType) -> int | None:
     return width // 8
 
 
+def is_identity_layout(t: MemRefType) -> bool:
+    layout = t.layout
+    if isinstance(layout, NoneAttr):
+        return True
+    if isinstance(layout, AffineMapAttr):
+        m = layout.data
+        return m.num_symbols == 0 and m == type(m).identity(m.num_dims)
+    return False
+
+
 def plannable(op: Operation) -> str | None:
     """None when ``op``'s buffer can live in the arena, else why not (for the remark)."""
     t = op.results[0].type
     assert isinstance(t, MemRefType)
-    if any(d < 0 for d in t.get_shape()) or op.operands:
+    if any(d < 0 for d in t.get_shape()) or (op.operands and not isinstance(op, CloneOp)):
         return "it has a dynamic shape"
-    if not isinstance(t.layout, NoneAttr) and "affine_map<(d0" not in str(t.layout):
+    if not isinstance(op, CloneOp) and not is_identity_layout(t):
         return f"its layout {t.layout} is not the identity (memref.view cannot express it)"
     if not isinstance(t.memory_space, NoneAttr) and not isinstance(t.memory_space, IntegerAttr):
         return f"its memory space {t.memory_space} is not an integer (arenas are per integer memory space)"
     if element_bytes(t) is None:
         return f"its element type {t.element_type} is not a whole number of bytes"
+    parallel = _enclosing(op, lambda p: p.name in PARALLEL)
+    if parallel is not None:
+        return f"it is allocated once per parallel iteration of '{parallel.name}'"
     return None
 
 
+def _enclosing(op: Operation, pred) -> Operation | None:
+    p = op.parent_op()
+    while p is not None and not isinstance(p, func.FuncOp):
+        if pred(p):
+            return p
+        p = p.parent_op()
+    return None
+
+
+def byte_size(t: MemRefType) -> int:
+    size = element_bytes(t) or 1
+    for d in t.get_shape():
+        size *= d
+    return size
+
+
+# ---------------------------------------------------------------------- numbering
+
+
 def _number(body: Block):
-    """Begin/end step of every op and the branch path of every block. The branches of an
-    ``scf.if`` are overlaid on the same steps (after its begin) and marked exclusive through
-    their path, as memopt's joint numbering does for ``memopt.if``: sound because on any path the
-    ops that run appear in program order, and the two branches never run together."""
+    """Begin/end step of every op and the branch path of every block. The regions of a
+    branching op are overlaid on the same steps (after its begin) and marked exclusive through
+    their path, as memopt's joint numbering does for ``memopt.if``: sound because on any path
+    the ops that run appear in program order, and two branches never run together."""
     begin: dict[Operation, int] = {}
     end: dict[Operation, int] = {}
     path_of: dict[Block, tuple] = {}
@@ -98,6 +155,9 @@ def _number(body: Block):
         for op in block.ops:
             begin[op] = step
             step += 1
+            if isinstance(op, StructuredOp):  # its body is scalar code over elements: one step
+                end[op] = step
+                continue
             if isinstance(op, BRANCHING):
                 if_id = ifs
                 ifs += 1
@@ -122,29 +182,166 @@ def _number(body: Block):
 
 
 def _loop_like(op: Operation) -> bool:
-    return bool(op.regions) and not isinstance(op, BRANCHING) and not isinstance(op, func.FuncOp)
+    return bool(op.regions) and not isinstance(op, (*PASS_THROUGH, func.FuncOp, StructuredOp))
 
 
-def _use_step(user: Operation, home: Block, begin, end) -> int:
-    """Step at which ``user`` reads a value defined in ``home``: its own, or the end of the
-    outermost loop-like op between them."""
-    step = begin[user]
-    op = user
-    while op.parent_block() is not home:
-        parent = op.parent_op()
-        if parent is None:
-            break
-        if _loop_like(parent):
-            step = end[parent]
-        op = parent
-    return step
+# ---------------------------------------------------------------------- tracing
+
+
+@dataclass
+class _Trace:
+    """What following one buffer through its aliases found."""
+
+    last: int
+    accessed: bool = False
+    escape: str | None = None
+    carried_by: Operation | None = None
+    """The loop that carries this buffer (allocated in its body) to its next iteration."""
+
+
+class _Tracer:
+    def __init__(self, f: func.FuncOp):
+        self.f = f
+        self.begin, self.end, self.path_of = _number(f.body.blocks[0])
+
+    def use_step(self, user: Operation, root: Operation) -> int:
+        """Step at which ``user`` accesses a buffer defined by ``root``: its own, or the end of
+        the outermost loop around it that does not also hold ``root``."""
+        step = self.begin[user]
+        op = user
+        while True:
+            parent = op.parent_op()
+            if parent is None or isinstance(parent, func.FuncOp) or parent.is_ancestor(root):
+                return step
+            if _loop_like(parent):
+                step = self.end[parent]
+            op = parent
+
+    def trace(self, root: Operation) -> _Trace:
+        t = _Trace(self.begin[root])
+        work: list[SSAValue] = [root.results[0]]
+        seen: set[SSAValue] = set()
+        while work and t.escape is None:
+            v = work.pop()
+            if v in seen:
+                continue
+            seen.add(v)
+            for use in list(v.uses):
+                self.follow(use.operation, use.index, root, t, work)
+        return t
+
+    def follow(self, user: Operation, index: int, root: Operation, t: _Trace, work: list[SSAValue]) -> None:
+        """One use of (an alias of) ``root``'s buffer."""
+        if isinstance(user, DEALLOCS + METADATA):
+            return
+        if isinstance(user, memref.ExtractAlignedPointerAsIndexOp):
+            if not _bookkeeping_pointer(user.results[0]):
+                t.escape = "its address is taken (memref.extract_aligned_pointer_as_index) for more than deallocation"
+            return
+        if isinstance(user, VIEWS):
+            work.extend(r for r in user.results if isinstance(r.type, MemRefType))
+            return
+        t.last = max(t.last, self.use_step(user, root))
+        if isinstance(user, OpaqueOp):
+            if _ends_nested_block(user):
+                t.escape = f"it is passed out of a region by '{user.name}'"
+            t.accessed = True
+            work.extend(r for r in user.results if isinstance(r.type, MemRefType))
+        elif isinstance(user, CloneOp):
+            t.accessed = True  # read; the clone is a buffer of its own
+        elif isinstance(user, func.ReturnOp):
+            t.escape = "it is returned by the function"
+        elif isinstance(user, ToTensorOp):
+            t.escape = "it is converted back to a tensor (bufferization.to_tensor)"
+        elif isinstance(user, memref.StoreOp) and index == 0:
+            t.escape = "it is stored into memory"
+        elif user.has_trait(IsTerminator) and not isinstance(user, UnregisteredOp) and user.parent_op() is not None:
+            self.terminator(user, index, root, t, work)
+        elif isinstance(user, UnregisteredOp) or _ends_nested_block(user):
+            t.escape = f"it is passed out of a region by '{_op_name(user)}'"
+        elif isinstance(user, LOOPS_WITH_IV) and _iter_arg_index(user, index) is not None:
+            k = _iter_arg_index(user, index)
+            work += [user.body.blocks[0].args[k + 1], user.results[k]]
+        elif user.regions and _carries_memrefs(user):
+            t.escape = f"it is carried into '{_op_name(user)}' (its region arguments alias it)"
+        else:
+            t.accessed = True
+            work.extend(r for r in user.results if isinstance(r.type, MemRefType))
+
+    def terminator(self, user: Operation, index: int, root: Operation, t: _Trace, work: list[SSAValue]) -> None:
+        """A yield: the buffer lives on as the parent's result (branches) or as the next
+        iteration's argument and the loop's result."""
+        parent = user.parent_op()
+        assert parent is not None
+        if isinstance(user, func.ReturnOp):
+            t.escape = "it is returned by the function"
+        elif isinstance(parent, PASS_THROUGH) and index < len(parent.results):
+            work.append(parent.results[index])
+        elif isinstance(parent, LOOPS_WITH_IV) and index < len(parent.results):
+            work += [parent.body.blocks[0].args[index + 1], parent.results[index]]
+            if parent.is_ancestor(root):
+                if t.carried_by not in (None, parent):
+                    t.escape = "it is carried by two loops' iter_args"
+                elif _enclosing(root, _loop_like) is not parent:
+                    t.escape = f"it is carried by '{parent.name}' from a nested loop"
+                else:
+                    t.carried_by = parent
+        else:
+            t.escape = f"it is passed out of a region by '{_op_name(user)}'"
+
+
+def _op_name(op: Operation) -> str:
+    return op.op_name.data if isinstance(op, UnregisteredOp) else op.name
+
+
+def _ends_nested_block(op: Operation) -> bool:
+    """An op of unknown semantics that ends a nested block may be its terminator, handing the
+    buffer on to whatever the parent does with it."""
+    block = op.parent_block()
+    return block is not None and block.last_op is op and not isinstance(block.parent_op(), func.FuncOp)
+
+
+def _iter_arg_index(loop: Operation, operand_index: int) -> int | None:
+    """Which ``iter_args`` entry operand ``operand_index`` of ``loop`` initialises, if any (the
+    inits are the loop's last operands)."""
+    inits = loop.iter_args if isinstance(loop, scf.ForOp) else loop.inits
+    k = operand_index - (len(loop.operands) - len(inits))
+    return k if k >= 0 else None
 
 
 def _carries_memrefs(op: Operation) -> bool:
-    """Whether ``op``'s regions take memrefs as block arguments (``scf.for`` iter_args,
-    ``scf.while``): then an operand may live on inside under another name. A linalg op's
-    region takes scalars (the elements), so its operands are plain uses."""
+    """Whether ``op``'s regions take memrefs as block arguments (``scf.while``, unknown region
+    ops): then an operand may live on inside under another name. A linalg op's region takes
+    scalars (the elements), so its operands are plain accesses."""
     return any(isinstance(a.type, MemRefType) for r in op.regions for b in r.blocks for a in b.args)
+
+
+def _bookkeeping_pointer(ptr: SSAValue) -> bool:
+    """Whether a buffer's address only decides deallocation: compared (``arith.cmpi``) into
+    conditions, or stored into the index buffers of upstream's ``dealloc_helper``."""
+    for use in ptr.uses:
+        user = use.operation
+        if isinstance(user, arith.CmpiOp):
+            continue
+        if isinstance(user, memref.StoreOp) and use.index == 0 and _helper_buffer(user.memref):
+            continue
+        return False
+    return True
+
+
+def _helper_buffer(v: SSAValue) -> bool:
+    """An ``index`` buffer used only by stores, deallocs, and calls to ``dealloc_helper``."""
+    for use in v.uses:
+        user = use.operation
+        if isinstance(user, (memref.StoreOp, *DEALLOCS)) or isinstance(user, VIEWS):
+            continue
+        if isinstance(user, func.CallOp) and "dealloc_helper" in user.callee.root_reference.data:
+            continue
+        return False
+    return True
+
+
+# ---------------------------------------------------------------------- the problem
 
 
 def memory_space(op: Operation) -> int:
@@ -159,85 +356,66 @@ def memory_spaces(f: func.FuncOp) -> list[int]:
     return sorted(spaces | {0})
 
 
-def _hands_on(op: Operation) -> bool:
-    """Whether ``op`` passes its operands out of its block: a terminator (``affine.yield``,
-    ``scf.condition``, ...: to the parent's results or the next iteration's arguments, which
-    alias them), or an unregistered op that ends a nested block (it may be one; nothing says
-    it is not). Why: a buffer handed on lives past its last use in the block, which the
-    tracer cannot see — planned as if it died there, its bytes could be reused while the next
-    iteration or the parent still reads them."""
-    block = op.parent_block()
-    if isinstance(op, UnregisteredOp):  # its has_trait answers True to everything
-        return block is not None and block.last_op is op and not isinstance(block.parent_op(), func.FuncOp)
-    return op.has_trait(IsTerminator)
-
-
-def analyze_upstream(f: func.FuncOp, space: int = 0) -> UpstreamLifetimes:
-    """Trace every alloc of ``f`` (see module docstring)."""
-    body = f.body.blocks[0]
-    begin, end, path_of = _number(body)
+def analyze_upstream(f: func.FuncOp, space: int = 0, alignment: int = 1) -> UpstreamLifetimes:
+    """Trace every buffer of ``f`` in memory space ``space`` (see module docstring); each
+    offset aligned to ``alignment`` or to the alloc's own ``alignment``, whichever is larger."""
+    tracer = _Tracer(f)
+    lt = UpstreamLifetimes(f, Problem.of([]), [])
     buffers: list[Buffer] = []
-    allocs: list[Operation] = []
-    remarks: list[tuple[Operation, str]] = []
-    used_names: set[str] = set()
+    names = _Names()
     for op in f.body.walk():
-        if not isinstance(op, ALLOCS):
+        if not isinstance(op, ALLOCS) or not isinstance(op.results[0].type, MemRefType):
             continue
         why = plannable(op)
         if why is not None:
             if space == 0:  # said once, with the default space's problem
-                remarks.append((op, f"not planned: {why}"))
+                lt.remarks.append((op, f"not planned: {why}"))
             continue
         if memory_space(op) != space:
             continue  # planned in its own memory space's arena
-        home = op.parent_block()
-        last = begin[op]
-        escapes = None
-        work: list[SSAValue] = [op.results[0]]
-        seen: set[SSAValue] = set()
-        while work:
-            v = work.pop()
-            if v in seen:
-                continue
-            seen.add(v)
-            for use in v.uses:
-                user = use.operation
-                if isinstance(user, memref.DeallocOp):
-                    continue
-                if isinstance(user, func.ReturnOp):
-                    escapes = "it is returned by the function"
-                elif isinstance(user, scf.YieldOp):
-                    escapes = "it is yielded out of a region"
-                elif _hands_on(user):
-                    name = user.op_name.data if isinstance(user, UnregisteredOp) else user.name
-                    escapes = f"it is passed out of a region by '{name}'"
-                elif user.regions and not isinstance(user, BRANCHING) and _carries_memrefs(user):
-                    escapes = f"it is carried into '{user.name}' (its region arguments alias it)"
-                elif isinstance(user, memref.StoreOp) and use.index == 0:
-                    escapes = "it is stored into memory"
-                assert home is not None
-                last = max(last, _use_step(user, home, begin, end))
-                for r in user.results:
-                    if isinstance(r.type, MemRefType):
-                        work.append(r)  # an alias (view, subview, cast ...): same storage
-        if escapes is not None:
-            remarks.append((op, f"not planned: {escapes}"))
+        t = tracer.trace(op)
+        if t.escape is not None:
+            lt.remarks.append((op, f"not planned: {t.escape}"))
             continue
-        t = op.results[0].type
-        size = element_bytes(t)
-        for d in t.get_shape():
-            size *= d
-        align = op.alignment.value.data if op.alignment is not None else 1
-        name = op.results[0].name_hint or f"alloc{len(allocs)}"
-        base, k = name, 1
-        while name in used_names:
+        if not t.accessed and not isinstance(op, CloneOp) and t.carried_by is None:
+            lt.unused.append(op)
+            continue
+        buffers += _buffers(tracer, op, t, names.take(op), alignment)
+        lt.allocs += [op] * (2 if t.carried_by is not None else 1)
+        if t.carried_by is not None:
+            lt.carried[op] = t.carried_by
+    lt.problem = Problem.of(buffers)
+    return lt
+
+
+def _buffers(tracer: _Tracer, op: Operation, t: _Trace, name: str, alignment: int) -> list[Buffer]:
+    size = byte_size(op.results[0].type)
+    own = getattr(op, "alignment", None)
+    align = max(alignment, own.value.data if own is not None else 1)
+    home = op.parent_block()
+    if t.carried_by is None:
+        return [Buffer(name, size, tracer.begin[op], t.last + 1, max(1, align), tracer.path_of.get(home, ()))]
+    loop = t.carried_by
+    start, stop = tracer.begin[loop], max(t.last, tracer.end[loop]) + 1
+    path = tracer.path_of.get(loop.parent_block(), ())
+    return [Buffer(f"{name}#{k}", size, start, stop, max(1, align), path) for k in (0, 1)]
+
+
+class _Names:
+    """Unique buffer names from the allocs' SSA names."""
+
+    def __init__(self):
+        self.used: set[str] = set()
+
+    def take(self, op: Operation) -> str:
+        base = op.results[0].name_hint or f"alloc{len(self.used)}"
+        name, k = base, 1
+        while name in self.used:
             name = f"{base}_{k}"
             k += 1
-        used_names.add(name)
-        buffers.append(Buffer(name, size, begin[op], last + 1, max(1, align), path_of.get(home, ())))
-        allocs.append(op)
-    return UpstreamLifetimes(f, Problem.of(buffers), allocs, remarks)
+        self.used.add(name)
+        return name
 
 
-__all__ = ["ALLOCS", "UpstreamLifetimes", "analyze_upstream", "element_bytes", "is_upstream", "memory_space",
-           "memory_spaces", "plannable"]
+__all__ = ["ALLOCS", "DEALLOCS", "VIEWS", "UpstreamLifetimes", "analyze_upstream", "byte_size", "element_bytes",
+           "is_identity_layout", "is_upstream", "memory_space", "memory_spaces", "plannable"]

@@ -11,19 +11,24 @@ never a ``#memopt.…`` attribute, so the output parses and verifies in upstream
 
 from __future__ import annotations
 
-from xdsl.dialects import arith, func, memref
+from xdsl.dialects import affine, arith, func, memref, scf
+from xdsl.dialects.bufferization import CloneOp
 from xdsl.dialects.builtin import (
-    ArrayAttr, DictionaryAttr, FunctionType, IndexType, IntegerAttr, MemRefType, NoneAttr, StringAttr, UnitAttr, i8,
-    i64,
+    ArrayAttr, DictionaryAttr, FunctionType, IndexType, IntegerAttr, MemRefType, NoneAttr, StringAttr, UnitAttr, i1,
+    i8, i64,
 )
+from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from memopt.dialects.ownership import DeallocOp
+from memopt.dialects.upstream_syntax import AllocOp
 from memopt.planning import Solution
 
-from .upstream_lifetime import UpstreamLifetimes
+from .upstream_lifetime import VIEWS, UpstreamLifetimes
 
 from .upstream_attrs import (  # noqa: F401 - re-exported
-    ARENA_ARG_ATTR, ARENA_ATTR, ARENA_MODES, ARENA_SIZE_ATTR, LOWER_BOUND_ATTR, SPACE_SIZES_ATTR, STRATEGY_ATTR,
+    ARENA_ALIGNMENT_ATTR, ARENA_ARG_ATTR, ARENA_ATTR, ARENA_MODES, ARENA_SIZE_ATTR, LOWER_BOUND_ATTR,
+    SPACE_SIZES_ATTR, STRATEGY_ATTR,
 )
 
 
@@ -56,7 +61,7 @@ def resize_arena(f: func.FuncOp, size: int):
         f.function_type = FunctionType.from_lists(list(block.arg_types), list(f.function_type.outputs.data))
         return new
     alloc = old.owner
-    grown = memref.AllocOp.get(i8, None, [max(size, 1)])
+    grown = AllocOp.get(i8, alloc.alignment, [max(size, 1)])
     grown.attributes.update(alloc.attributes)
     grown.results[0].name_hint = old.name_hint
     block.insert_op_before(grown, alloc)
@@ -69,17 +74,19 @@ def resize_arena(f: func.FuncOp, size: int):
 def write_upstream_plan(
     lt: UpstreamLifetimes, solution: Solution, lower_bound: int, alignment: int, arena_mode: str = "alloc"
 ) -> None:
-    """Rewrite ``lt.func``'s planned allocs into views of one arena (see module docstring).
+    """Rewrite ``lt.func``'s planned buffers into views of one arena (see module docstring).
 
     ``arena_mode="arg"``: the arena is a new trailing ``memref<Nxi8>`` argument the caller
-    provides (a scratch buffer it sizes from ``memopt.arena_size``, whose index is in
-    ``memopt.arena_arg``), not an alloc."""
+    provides (a scratch buffer it sizes from ``memopt.arena_size`` and aligns to
+    ``memopt.arena_alignment``, whose index is in ``memopt.arena_arg``), not an alloc."""
     f = lt.func
     f.attributes[ARENA_SIZE_ATTR] = IntegerAttr(solution.height, i64)
     f.attributes[LOWER_BOUND_ATTR] = IntegerAttr(lower_bound, i64)
     f.attributes[STRATEGY_ATTR] = StringAttr(solution.strategy)
+    _erase_unused(lt.unused)
     if not lt.allocs:
         return
+    base_alignment = arena_alignment(lt)
     block = f.body.blocks[0]
     if arena_mode == "arg":
         arg = block.insert_arg(MemRefType(i8, [max(solution.height, 1)]), len(block.args))
@@ -88,19 +95,25 @@ def write_upstream_plan(
         if f.arg_attrs is not None:
             f.arg_attrs = ArrayAttr([*f.arg_attrs.data, DictionaryAttr({})])
         f.attributes[ARENA_ARG_ATTR] = IntegerAttr(len(block.args) - 1, i64)
+        f.attributes[ARENA_ALIGNMENT_ATTR] = IntegerAttr(base_alignment, i64)
         _views(lt, solution, arg)
         return
-    _views(lt, solution, _arena_alloc(f, solution.height, None))
+    _views(lt, solution, _arena_alloc(f, solution.height, None, base_alignment))
 
 
-def _arena_alloc(f: func.FuncOp, size: int, space: int | None):
-    """A ``memref<size x i8[, space]>`` arena alloc at the top of ``f``, freed before it returns."""
-    # No alignment property: xDSL 0.74 prints it in the attribute dictionary, which upstream
-    # MLIR's strict property parsing rejects; offsets inside the arena are aligned to ``alignment``
-    # relative to its base, and the base gets the allocator's default alignment.
+def arena_alignment(lt: UpstreamLifetimes) -> int:
+    """The alignment the arena's base needs: the largest any planned buffer asks for (offsets
+    are aligned relative to the base)."""
+    return max([b.alignment for b in lt.problem.buffers] + [1])
+
+
+def _arena_alloc(f: func.FuncOp, size: int, space: int | None, alignment: int = 1):
+    """A ``memref<size x i8[, space]>`` arena alloc at the top of ``f``, freed before it returns;
+    aligned to ``alignment`` when that exceeds 1 (printed as upstream does: ``alignment = N``)."""
     block = f.body.blocks[0]
     ms = IntegerAttr(space, i64) if space else None
-    arena = memref.AllocOp.get(i8, None, [max(size, 1)], memory_space=ms if ms is not None else NoneAttr())
+    arena = AllocOp.get(i8, alignment if alignment > 1 else None, [max(size, 1)],
+                        memory_space=ms if ms is not None else NoneAttr())
     arena.results[0].name_hint = "arena" if not space else f"arena_space{space}"
     arena.attributes[ARENA_ATTR] = UnitAttr()  # the executor reads views of it as planned buffers
     Rewriter.insert_op(arena, InsertPoint.at_start(block))
@@ -117,24 +130,138 @@ def write_space_plan(lt: UpstreamLifetimes, solution: Solution, space: int) -> N
     sizes = dict(f.attributes[SPACE_SIZES_ATTR].data) if SPACE_SIZES_ATTR in f.attributes else {}
     sizes[str(space)] = IntegerAttr(solution.height, i64)
     f.attributes[SPACE_SIZES_ATTR] = DictionaryAttr(dict(sorted(sizes.items(), key=lambda kv: int(kv[0]))))
+    _erase_unused(lt.unused)
     if lt.allocs:
-        _views(lt, solution, _arena_alloc(f, solution.height, space))
+        _views(lt, solution, _arena_alloc(f, solution.height, space, arena_alignment(lt)))
 
 
 def _views(lt: UpstreamLifetimes, solution: Solution, arena) -> None:
-    """Every planned alloc becomes a view of ``arena`` at its offset; its deallocs go."""
+    """Every planned buffer becomes a view of ``arena`` at its offset (a double-buffered one at
+    one of its two, by its loop's iteration parity); the deallocations of it and of its
+    aliases go."""
+    offsets: dict[Operation, list[int]] = {}
     for alloc, offset in zip(lt.allocs, solution.offsets):
-        t = alloc.results[0].type
-        assert isinstance(t, MemRefType)
-        for use in list(alloc.results[0].uses):
-            if isinstance(use.operation, memref.DeallocOp):
-                Rewriter.erase_op(use.operation)
-        off = arith.ConstantOp(IntegerAttr(offset, IndexType()))
-        view = memref.ViewOp(arena, off, [], MemRefType(t.element_type, t.shape, memory_space=t.memory_space))
-        view.results[0].name_hint = alloc.results[0].name_hint
-        Rewriter.insert_op([off, view], InsertPoint.before(alloc))
-        alloc.results[0].replace_all_uses_with(view.results[0])
-        Rewriter.erase_op(alloc)
+        offsets.setdefault(alloc, []).append(offset)
+    for alloc, offs in offsets.items():
+        _drop_deallocations(alias_closure(alloc.results[0]))
+        offset = _parity_offset(lt.carried[alloc], offs, alloc) if alloc in lt.carried else _constant(offs[0], alloc)
+        _replace_with_view(alloc, arena, offset)
 
 
-__all__ = ["ARENA_ARG_ATTR", "ARENA_MODES", "arena_value", "resize_arena", "ARENA_ATTR", "ARENA_SIZE_ATTR", "LOWER_BOUND_ATTR", "STRATEGY_ATTR", "SPACE_SIZES_ATTR", "write_space_plan", "write_upstream_plan"]
+def _constant(value: int, before: Operation) -> SSAValue:
+    c = arith.ConstantOp(IntegerAttr(value, IndexType()))
+    Rewriter.insert_op(c, InsertPoint.before(before))
+    return c.results[0]
+
+
+def _parity_offset(loop: Operation, offs: list[int], before: Operation) -> SSAValue:
+    """``offs[0]`` in even iterations of ``loop``, ``offs[1]`` in odd ones (counted from its
+    lower bound in steps)."""
+    index = IndexType()
+    ops: list[Operation] = []
+    iv = loop.body.blocks[0].args[0]
+    if isinstance(loop, scf.ForOp):
+        lb, step = loop.lb, loop.step
+    else:
+        lb_op = affine.ApplyOp(list(loop.lowerBoundOperands), loop.lowerBoundMap)
+        step_op = arith.ConstantOp(IntegerAttr(loop.step.value.data, index))
+        ops += [lb_op, step_op]
+        lb, step = lb_op.results[0], step_op.results[0]
+    two = arith.ConstantOp(IntegerAttr(2, index))
+    zero = arith.ConstantOp(IntegerAttr(0, index))
+    delta = arith.SubiOp(iv, lb)
+    count = arith.DivUIOp(delta, step)
+    parity = arith.RemUIOp(count, two)
+    even = arith.CmpiOp(parity, zero, "eq")
+    off0 = arith.ConstantOp(IntegerAttr(offs[0], index))
+    off1 = arith.ConstantOp(IntegerAttr(offs[1], index))
+    chosen = arith.SelectOp(even, off0, off1)
+    ops += [two, zero, delta, count, parity, even, off0, off1, chosen]
+    Rewriter.insert_op(ops, InsertPoint.before(before))
+    return chosen.results[0]
+
+
+def _replace_with_view(alloc: Operation, arena: SSAValue, offset: SSAValue) -> None:
+    """``alloc`` becomes a view of ``arena``; a ``bufferization.clone`` also copies its source in
+    (and casts to its layout)."""
+    t = alloc.results[0].type
+    assert isinstance(t, MemRefType)
+    view = memref.ViewOp(arena, offset, [], MemRefType(t.element_type, t.shape, memory_space=t.memory_space))
+    view.results[0].name_hint = alloc.results[0].name_hint
+    new: list[Operation] = [view]
+    result = view.results[0]
+    if isinstance(alloc, CloneOp):
+        new.append(memref.CopyOp(alloc.input, result))
+        if result.type != t:
+            cast = memref.CastOp.get(result, t)
+            new.append(cast)
+            result = cast.results[0]
+    Rewriter.insert_op(new, InsertPoint.before(alloc))
+    alloc.results[0].replace_all_uses_with(result)
+    Rewriter.erase_op(alloc)
+
+
+def alias_closure(v: SSAValue) -> set[SSAValue]:
+    """``v`` and every value a view or cast makes of it, transitively."""
+    seen: set[SSAValue] = set()
+    work = [v]
+    while work:
+        x = work.pop()
+        if x in seen:
+            continue
+        seen.add(x)
+        for use in x.uses:
+            if isinstance(use.operation, VIEWS):
+                work += [r for r in use.operation.results if isinstance(r.type, MemRefType)]
+    return seen
+
+
+def _drop_deallocations(aliases: set[SSAValue]) -> None:
+    """Remove every deallocation of ``aliases``: ``memref.dealloc`` ops, and their entries in
+    ``bufferization.dealloc`` (whose results, the retained values' ownership, do not depend on
+    buffers that never escape)."""
+    for v in aliases:
+        for use in list(v.uses):
+            user = use.operation
+            if isinstance(user, memref.DeallocOp):
+                Rewriter.erase_op(user)
+            elif isinstance(user, DeallocOp) and user.parent is not None:
+                _drop_entries(user, aliases)
+
+
+def _drop_entries(op: DeallocOp, aliases: set[SSAValue]) -> None:
+    keep = [(m, c) for m, c in zip(op.memrefs, op.conditions) if m not in aliases]
+    if keep:
+        new = DeallocOp([m for m, _ in keep], [c for _, c in keep], list(op.retained), dict(op.attributes))
+        Rewriter.insert_op(new, InsertPoint.before(op))
+        results = list(new.results)
+    else:
+        false = [arith.ConstantOp(IntegerAttr(0, i1)) for _ in op.results]
+        Rewriter.insert_op(false, InsertPoint.before(op))
+        results = [c.results[0] for c in false]
+    for old, replacement in zip(op.results, results):
+        old.replace_all_uses_with(replacement)
+    Rewriter.erase_op(op)
+
+
+def _erase_unused(unused: list[Operation]) -> None:
+    """Allocs nothing reads or writes go, with their deallocations and the views made only for
+    those; one whose alias is still needed (e.g. its address compared) stays."""
+    for alloc in unused:
+        aliases = alias_closure(alloc.results[0])
+        _drop_deallocations(aliases)
+        _erase_dead_views(alloc)
+
+
+def _erase_dead_views(op: Operation) -> None:
+    for r in op.results:
+        for use in list(r.uses):
+            if isinstance(use.operation, VIEWS):
+                _erase_dead_views(use.operation)
+    if all(not r.uses for r in op.results):
+        Rewriter.erase_op(op)
+
+
+__all__ = ["ARENA_ARG_ATTR", "ARENA_ALIGNMENT_ATTR", "ARENA_MODES", "arena_value", "resize_arena", "ARENA_ATTR",
+           "ARENA_SIZE_ATTR", "LOWER_BOUND_ATTR", "STRATEGY_ATTR", "SPACE_SIZES_ATTR", "alias_closure",
+           "write_space_plan", "write_upstream_plan"]

@@ -200,44 +200,10 @@ def _build_pipeline(items: list[tuple[str, str]]) -> list[Any]:
 
 
 def make_context() -> Any:
-    """A context with every dialect memopt-opt understands (memopt, builtin, func, arith, ...)."""
-    from xdsl.context import Context
+    """A context with every dialect memopt-opt understands (:mod:`memopt.dialects.context`)."""
+    from memopt.dialects.context import make_context as context
 
-    ctx = Context()
-
-    def memopt_dialect():
-        from memopt.dialects.memopt import Memopt
-
-        return Memopt
-
-    def lazy(modname: str, attr: str) -> Callable[[], Any]:
-        def load():
-            import importlib
-
-            return getattr(importlib.import_module(modname), attr)
-
-        return load
-
-    def upstream_memref():  # xDSL's memref, reading upstream's custom forms it lacks
-        from memopt.dialects.upstream_syntax import memref_dialect
-
-        return memref_dialect()
-
-    ctx.register_dialect("memopt", memopt_dialect)
-    ctx.register_dialect("builtin", lazy("xdsl.dialects.builtin", "Builtin"))
-    ctx.register_dialect("func", lazy("xdsl.dialects.func", "Func"))
-    ctx.register_dialect("arith", lazy("xdsl.dialects.arith", "Arith"))
-    ctx.register_dialect("scf", lazy("xdsl.dialects.scf", "Scf"))
-    ctx.register_dialect("memref", upstream_memref)
-    ctx.register_dialect("tensor", lazy("xdsl.dialects.tensor", "Tensor"))
-    ctx.register_dialect("linalg", lazy("xdsl.dialects.linalg", "Linalg"))
-    # Upstream dialects met in bufferized / affine-lowered flows: their ops are uses of the
-    # buffers they touch (regions keep every outside buffer live to their end).
-    ctx.register_dialect("affine", lazy("xdsl.dialects.affine", "Affine"))
-    ctx.register_dialect("math", lazy("xdsl.dialects.math", "Math"))
-    ctx.register_dialect("vector", lazy("xdsl.dialects.vector", "Vector"))
-    ctx.register_dialect("bufferization", lazy("xdsl.dialects.bufferization", "Bufferization"))
-    return ctx
+    return context()
 
 
 # ----------------------------------------------------------------------------- main flow

@@ -29,5 +29,6 @@
 
 func.func @f(%a: memref<4xf32>) {
   %0 = memref.alloc() : memref<4xf32>
+  memref.copy %a, %0 : memref<4xf32> to memref<4xf32>
   func.return
 }

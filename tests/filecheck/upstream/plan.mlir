@@ -6,7 +6,7 @@
 // RUN: filecheck %s < %t.mlir
 // RUN: filecheck %s --check-prefix=REMARK < %t.remarks
 // CHECK:      func.func @main(%x: memref<1x8x16x16xf32>, %out: memref<1x8x16x16xf32>) attributes {memopt.arena_size = 16384 : i64, memopt.lower_bound = 16384 : i64, memopt.strategy = "large-first"} {
-// CHECK-NEXT:   %arena = memref.alloc() {memopt.arena} : memref<16384xi8>
+// CHECK-NEXT:   %arena = memref.alloc() alignment = 16 {memopt.arena} : memref<16384xi8>
 // CHECK-NEXT:   %0 = arith.constant 0 : index
 // CHECK-NEXT:   %a = memref.view %arena[%0][] : memref<16384xi8> to memref<1x8x16x16xf32>
 // CHECK:        %b = memref.view %arena[%1][] : memref<16384xi8> to memref<1x8x16x16xf32>
