@@ -34,6 +34,7 @@ import argparse
 import concurrent.futures
 import csv
 import fnmatch
+import functools
 import importlib.metadata
 import math
 import os
@@ -67,15 +68,27 @@ RECIPES = {
     "stack": f"{OSB},func.func(promote-buffers-to-stack{{max-alloc-size-in-bytes=4096}}),{DEALLOC},{LOWER}",
     "hoisted": f"{OSB},func.func(buffer-hoisting,buffer-loop-hoisting),{DEALLOC},{LOWER}",
     "drop-equivalent": f"{OSB},drop-equivalent-buffer-results,{DEALLOC},{LOWER}",
+    # public functions too get out-params (upstream's static planner refuses memref results)
+    "out-params": f"{OSB},buffer-results-to-out-params{{modify-public-functions}},"
+                  f"{DEALLOC.split(',', 1)[1]},{LOWER}",
 }
 
 
+@functools.lru_cache(maxsize=None)
 def tool(name: str) -> str:
-    """An upstream tool beside this Python or on PATH, else a clear error."""
+    """A tool beside this Python or on PATH, else a clear error. For ``iree-opt``, the native binary
+    that PyPI's console script only starts (half a second less per call)."""
     bindir = os.path.dirname(sys.executable)
     found = shutil.which(name, path=bindir + os.pathsep + os.environ.get("PATH", ""))
     if found is None:
         sys.exit(f"{name} not found beside {sys.executable} or on PATH: pip install iree-base-compiler")
+    if name == "iree-opt":
+        try:
+            from iree.compiler.tools.binaries import find_tool
+
+            return os.path.realpath(find_tool(name))
+        except Exception:  # noqa: BLE001 - another install: the script found is fine
+            pass
     return found
 
 
@@ -89,9 +102,12 @@ def iree_version() -> str:
 def first_error(text: str) -> str:
     """The first line that says what went wrong (or the first line), shortened."""
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-    for ln in lines:
-        if "error" in ln.lower():
-            return re.sub(r"^\S+:\d+:\d+: ", "", ln)[:160]
+    if any(ln.startswith("Traceback") for ln in lines):
+        return lines[-1][:160]  # a crash: its exception
+    for test in (lambda ln: re.search(r"error:", ln, re.I), lambda ln: "error" in ln.lower()):
+        for ln in lines:
+            if test(ln):
+                return re.sub(r"\S+:\d+:\d+:\s*|^[\w-]+: (?=error)", "", ln)[:160]
     return (lines[0] if lines else "(no output)")[:160]
 
 
@@ -794,6 +810,8 @@ def write_sources(out: pathlib.Path, seed: int, model_cache: pathlib.Path, with_
         return []
     work = out / "onnx"
     work.mkdir(exist_ok=True)
+    for old in work.iterdir():
+        old.unlink()
     models, notes = onnx_models(model_cache)
     taken: set[str] = set()
     for path in models:
@@ -853,6 +871,247 @@ def summary(out: pathlib.Path, programs: list[str], results, notes: list[str]) -
     return "\n".join(lines) + "\n"
 
 
+# --------------------------------------------------------------------------- run
+
+UPSTREAM = "builtin.module(func.func(static-memory-planner-analysis{algorithm=best-fit}))"
+STEP_TIMEOUT = 120
+ELEM_BYTES = {"f64": 8, "i64": 8, "index": 8, "f32": 4, "i32": 4, "f16": 2, "bf16": 2, "i16": 2, "i8": 1, "i1": 1}
+COLUMNS = ["file", "form", "plan", "remarks", "reasons", "arena", "unplanned", "upstream", "up_arena",
+           "up_unplanned", "verify_plan", "verify_dma", "check", "dma", "reads_const"]
+
+
+def memref_bytes(ty: str) -> int | None:
+    """Bytes of ``memref<AxBxT...>`` (None when a size is dynamic)."""
+    m = re.match(r"memref<((?:[\d?]+x)*)(\w+)", ty)
+    if not m:
+        return None
+    dims = [d for d in m.group(1).split("x") if d]
+    if "?" in dims:
+        return None
+    return math.prod(int(d) for d in dims) * ELEM_BYTES.get(m.group(2), 4)
+
+
+def allocs(text: str) -> list[tuple[str, str, int | None]]:
+    """(SSA name, the line, bytes) of every ``memref.alloc``/``memref.alloca``, pretty or generic."""
+    out = []
+    for m in re.finditer(r'^\s*(%[\w.$-]+) = "?memref\.alloca?"?[ (].*$', text, re.M):
+        line = m.group(0)
+        types = re.findall(r"memref<[^>]*>", line.split("->")[-1] if '"memref.' in line else line)
+        out.append((m.group(1), line, memref_bytes(types[-1]) if types else None))
+    return out
+
+
+def left_bytes(text: str, arena) -> str:
+    """Static bytes of the allocs not ``arena(name, line)``; ``+N dyn`` for dynamic ones."""
+    rest = [(n, b) for n, ln, b in allocs(text) if not arena(n, ln)]
+    total = sum(b for _, b in rest if b is not None)
+    dyn = sum(1 for _, b in rest if b is None)
+    return f"{total}" + (f" +{dyn} dyn" if dyn else "")
+
+
+def reads_constants(text: str) -> bool:
+    """Does a linalg op or a call read a ``memref.get_global`` of a ``constant`` global?"""
+    consts = set(re.findall(r'memref\.global "\w+" constant @([\w$.-]+)', text))
+    consts |= {m for line in re.findall(r'"memref\.global".*', text) if re.search(r"\bconstant\b", line)
+               for m in re.findall(r'sym_name = "([^"]+)"', line)}
+    names = [m.group(1) for m in re.finditer(r'(%[\w.$-]+) = "?memref\.get_global"?.*?@([\w$.-]+)', text)
+             if m.group(2) in consts]
+    users = [ln for ln in text.splitlines() if "linalg." in ln or "call" in ln]
+    return any(re.search(re.escape(n) + r"\b(?![\w.$-])", ln) for n in names for ln in users)
+
+
+def step(log, cmd: list[str], out: pathlib.Path | None = None) -> tuple[int, str, str]:
+    """Run one command with the step timeout, its stderr (and stdout when not kept) into the log."""
+    log.write(f"$ {' '.join(cmd)}\n")
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=STEP_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        log.write(f"timeout ({STEP_TIMEOUT} s)\n\n")
+        return -1, "", f"error: timeout ({STEP_TIMEOUT} s)"
+    if out is not None:
+        out.write_text(r.stdout)
+    log.write(f"exit {r.returncode}\n{r.stderr}{r.stdout if out is None else ''}\n")
+    return r.returncode, r.stdout, r.stderr
+
+
+def plan_columns(log, src: pathlib.Path, dest: pathlib.Path, row: dict) -> str | None:
+    """plan, remarks, reasons, arena, unplanned; returns memopt's output (kept in ``dest``), or None."""
+    rc, out, err = step(log, [tool("memopt-opt"), str(src), "--plan-memory"], dest)
+    remarks = [ln for ln in err.splitlines() if "remark:" in ln]
+    row["remarks"] = len(remarks)
+    row["reasons"] = "; ".join(sorted({ln.split("not planned: ", 1)[1].strip()[:80] for ln in remarks
+                                       if "not planned: " in ln}))
+    if rc != 0:
+        row["plan"] = "ERR " + first_error(err)[:100]
+        return None
+    row["plan"] = "ok"
+    row["arena"] = sum(int(x) for x in re.findall(r"memopt\.arena_size = (\d+)", out))
+    row["unplanned"] = left_bytes(out, lambda n, ln: "memopt.arena" in ln)
+    return out
+
+
+def upstream_columns(log, src: pathlib.Path, dest: pathlib.Path, row: dict) -> None:
+    """upstream's best-fit planner on the same input: its arena(s) and what it left alone."""
+    rc, out, err = step(log, [tool("iree-opt"), str(src), f"--pass-pipeline={UPSTREAM}"], dest)
+    if rc != 0:
+        row["upstream"] = "ERR " + first_error(err)[:100]
+        return
+    row["upstream"] = "ok"
+    viewed = set(re.findall(r"memref\.view (%[\w.$-]+)\[", out))
+    is_arena = lambda n, ln: n in viewed and re.search(r"memref<\d+xi8>", ln) is not None  # noqa: E731
+    row["up_arena"] = sum(b or 0 for n, ln, b in allocs(out) if is_arena(n, ln))
+    row["up_unplanned"] = left_bytes(out, is_arena)
+
+
+def verdict(log, cmd: list[str]) -> str:
+    rc, _, err = step(log, cmd)
+    return "yes" if rc == 0 else "NO " + first_error(err)[:90]
+
+
+def measure(job) -> dict:
+    """Every column for one corpus file; a failure of this script itself is reported in the row."""
+    try:
+        return measure_file(*job)
+    except Exception as e:  # noqa: BLE001 - one odd file must not take the table down
+        row = {c: "" for c in COLUMNS}
+        row.update(file=job[1], form="generic" if job[1].endswith(".generic.mlir") else "pretty",
+                   plan=f"ERR bench/flows.py: {type(e).__name__}: {str(e)[:80]}")
+        return row
+
+
+def measure_file(corpus: pathlib.Path, name: str) -> dict:
+    """Every column for one corpus file (logs and outputs in ``<corpus>/logs``)."""
+    src = corpus / name
+    stem = name.removesuffix(".mlir")
+    base = corpus / "logs" / stem
+    planned, dmaed = base.parent / f"{stem}.plan.mlir", base.parent / f"{stem}.dma.mlir"
+    row = {c: "" for c in COLUMNS}
+    row.update(file=name, form="generic" if name.endswith(".generic.mlir") else "pretty")
+    text = src.read_text()
+    row["reads_const"] = "yes" if reads_constants(text) else "no"
+    with open(base.parent / f"{stem}.log", "w") as log:
+        out = plan_columns(log, src, planned, row)
+        upstream_columns(log, src, base.parent / f"{stem}.upstream.mlir", row)
+        if out is None:
+            return row
+        row["verify_plan"] = verdict(log, [tool("iree-opt"), str(planned)])
+        rc, dma, err = step(log, [tool("memopt-opt"), str(src), "--plan-memory", "--insert-dma"], dmaed)
+        if rc == 0:
+            row["verify_dma"] = verdict(log, [tool("iree-opt"), str(dmaed)])
+            row["dma"] = len(re.findall(r'\bmemref\.dma_start\b', dma))
+        else:
+            row["verify_dma"] = row["dma"] = "ERR " + first_error(err)[:90]
+        rc, _, err = step(log, [tool("memopt-run"), str(planned), "--check"])
+        row["check"] = "ok" if rc == 0 else "FAIL " + first_error(err)[:90]
+    return row
+
+
+def corpus_files(corpus: pathlib.Path, only: str | None) -> list[str]:
+    names = sorted(p.name for p in corpus.glob("*.mlir"))
+    return [n for n in names if only is None or only in n]
+
+
+def run(args) -> int:
+    corpus = pathlib.Path(args.corpus) if args.corpus else default_corpus(args.seed)
+    if not corpus.is_dir():
+        print(f"no corpus at {corpus}: run `python bench/flows.py generate --seed {args.seed}` first", file=sys.stderr)
+        return 1
+    for t in ("memopt-opt", "memopt-run", "iree-opt"):
+        tool(t)
+    (corpus / "logs").mkdir(exist_ok=True)
+    names = corpus_files(corpus, args.only)
+    print("| " + " | ".join(COLUMNS) + " |")
+    print("|" + "---|" * len(COLUMNS))
+    rows = []
+    with concurrent.futures.ProcessPoolExecutor(max(1, args.jobs)) as pool:
+        for row in pool.map(measure, [(corpus, n) for n in names]):
+            rows.append(row)
+            print("| " + " | ".join(str(row[c]).replace("|", "/") for c in COLUMNS) + " |", flush=True)
+    suffix = ".only-" + re.sub(r"[^\w.-]", "_", args.only) if args.only else ""
+    table = corpus.parent / f"{corpus.name}{suffix}.csv"
+    with open(table, "w", newline="") as fh:
+        w = csv.DictWriter(fh, COLUMNS)
+        w.writeheader()
+        w.writerows(rows)
+    print("\n" + "\n".join(run_summary(rows)))
+    print(f"# table: {table}; logs: {corpus / 'logs'}")
+    return 0
+
+
+def count_line(title: str, rows: list[dict], test) -> str:
+    """``# title: pretty a/n (p%), generic b/m (q%)``."""
+    parts = []
+    for form in ("pretty", "generic"):
+        sel = [r for r in rows if r["form"] == form]
+        k = sum(1 for r in sel if test(r))
+        parts.append(f"{form} {k}/{len(sel)} ({100.0 * k / max(1, len(sel)):.1f}%)")
+    return f"# {title}: " + ", ".join(parts)
+
+
+def run_summary(rows: list[dict]) -> list[str]:
+    planned = lambda r: r["plan"] == "ok"  # noqa: E731
+    const = [r for r in rows if r["reads_const"] == "yes"]
+    lines = [
+        count_line("plan: memopt-opt --plan-memory exit 0", rows, planned),
+        count_line("plan: with remarks", rows, lambda r: planned(r) and r["remarks"] not in ("", 0)),
+        count_line("bytes: planned with nothing left unplanned", rows, lambda r: planned(r) and r["unplanned"] == "0"),
+        count_line("upstream: best-fit planner exit 0", rows, lambda r: r["upstream"] == "ok"),
+        count_line("bytes: memopt arena + unplanned <= upstream's (both static)", rows, smaller_or_equal),
+        count_line("verify: iree-opt accepts --plan-memory output", rows, lambda r: r["verify_plan"] == "yes"),
+        count_line("verify: iree-opt accepts --plan-memory --insert-dma output", rows, lambda r: r["verify_dma"] == "yes"),
+        count_line("check: memopt-run --check ok", rows, lambda r: r["check"] == "ok"),
+        count_line("dma: reads constants", rows, lambda r: r["reads_const"] == "yes"),
+        count_line("dma: reads constants and has memref.dma_start", const, lambda r: isinstance(r["dma"], int) and r["dma"] > 0),
+    ]
+    errors = {}
+    for r in rows:
+        if r["plan"].startswith("ERR"):
+            errors[r["plan"][4:64]] = errors.get(r["plan"][4:64], 0) + 1
+    lines.append("# most common plan errors: " + "; ".join(f"{n}x {e}" for e, n in sorted(errors.items(), key=lambda x: -x[1])[:8]))
+    return lines
+
+
+def smaller_or_equal(r: dict) -> bool:
+    if r["plan"] != "ok" or r["upstream"] != "ok" or "dyn" in f"{r['unplanned']}{r['up_unplanned']}":
+        return False
+    return r["arena"] + int(r["unplanned"]) <= r["up_arena"] + int(r["up_unplanned"])
+
+
+# --------------------------------------------------------------------------- sample
+
+SAMPLE_KINDS = ["mlp", "cond_if", "gru", "residual", "concat_slice", "while", "int8", "dyn_batch", "broadcast", "eltwise",
+                "cnn_nchw", "attention", "mobilenet", "layernorm_ffn", "cnn_pad"]
+SAMPLE_PAIRS = 10
+SAMPLE_RECIPES = ["osb", "osb-dealloc", "osb-lowered", "loops", "osb-liveness", "identity", "affine", "out-params",
+                  "stack", "hoisted", "generalized", "drop-equivalent"]
+SAMPLE_MAX = (8192, 12288)  # bytes of the pretty and of the generic file
+
+
+def sample(args) -> int:
+    """About 20 small files (10 program/recipe pairs, both forms), each headed by where it came from."""
+    corpus = pathlib.Path(args.corpus) if args.corpus else default_corpus(args.seed)
+    dest = pathlib.Path(args.dir)
+    dest.mkdir(parents=True, exist_ok=True)
+    picked, k = [], 0
+    for i, kind in enumerate(SAMPLE_KINDS):
+        for j in range(len(SAMPLE_RECIPES)):  # the i-th recipe, or the next one whose files are small
+            recipe = SAMPLE_RECIPES[(len(picked) + j) % len(SAMPLE_RECIPES)]
+            files = [corpus / f"{kind}.{recipe}.mlir", corpus / f"{kind}.{recipe}.generic.mlir"]
+            if all(f.exists() and f.stat().st_size <= m for f, m in zip(files, SAMPLE_MAX)):
+                picked.append((kind, recipe, files))
+                break
+        if len(picked) == SAMPLE_PAIRS:
+            break
+    head = "// Generated by bench/flows.py from {} with {} (iree-base-compiler " + iree_version() + ")\n"
+    for kind, recipe, files in picked:
+        for f in files:
+            (dest / f.name).write_text(head.format(kind, recipe) + f.read_text())
+            k += 1
+            print(f"{dest / f.name}  ({f.stat().st_size} bytes)")
+    print(f"# {k} files from {len(picked)} program/recipe pairs into {dest}")
+    return 0
+
+
 # --------------------------------------------------------------------------- command line
 
 
@@ -865,10 +1124,17 @@ def main(argv: list[str] | None = None) -> int:
     g.add_argument("--jobs", type=int, default=2)
     g.add_argument("--model-cache", default=str(MODEL_CACHE), help="where ONNX wheels are fetched")
     g.add_argument("--no-onnx", action="store_true", help="only the tensor-level templates")
+    r = sub.add_parser("run", help="measure memopt (and upstream's planner) on the corpus")
+    r.add_argument("--seed", type=int, default=0)
+    r.add_argument("--corpus", help="corpus directory (default ~/.cache/memopt-flows/seed<S>)")
+    r.add_argument("--only", help="only the files whose name contains this")
+    r.add_argument("--jobs", type=int, default=2)
+    s = sub.add_parser("sample", help="copy a small deterministic sample of the corpus to DIR")
+    s.add_argument("dir")
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--corpus", help="corpus directory (default ~/.cache/memopt-flows/seed<S>)")
     args = ap.parse_args(argv)
-    if args.cmd == "generate":
-        return generate(args)
-    return 2
+    return {"generate": generate, "run": run, "sample": sample}[args.cmd](args)
 
 
 if __name__ == "__main__":
