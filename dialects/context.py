@@ -41,11 +41,26 @@ class MemoptContext(Context):
 
         return opaque_op(name)
 
+    def get_optional_attr(self, name: str):
+        return _known_if_memopt(name, super().get_optional_attr(name))
+
+    def get_optional_type(self, name: str):
+        return _known_if_memopt(name, super().get_optional_type(name))
+
     def clone(self) -> MemoptContext:
         twin = MemoptContext(self.allow_unregistered)
         for name, load in self._registered_dialects.items():
             twin.register_dialect(name, load)
         return twin
+
+
+def _known_if_memopt(name: str, found):
+    """memopt's own attributes and types are known or misspelt: never kept unread."""
+    from xdsl.dialects.builtin import UnregisteredAttr
+
+    if found is not None and name.startswith("memopt.") and issubclass(found, UnregisteredAttr):
+        return None
+    return found
 
 
 def _lazy(module: str, attr: str) -> Callable[[], Dialect]:

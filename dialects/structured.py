@@ -169,6 +169,8 @@ class _Clauses:
                     self.read_region(None)
             elif tok.kind == MLIRTokenKind.L_PAREN and self.seen_operands() and self.region is None:
                 self.read_body_args()
+            elif tok.kind == MLIRTokenKind.LESS and not self.seen_operands():
+                self.read_angle_kind()
             elif tok.kind == MLIRTokenKind.ARROW:
                 p._consume_token()
                 self.result_types = _type_list(p)
@@ -180,6 +182,15 @@ class _Clauses:
 
     def seen_operands(self) -> bool:
         return any(c[0] in _KEYWORD_OPERAND_LISTS for c in self.syntax)
+
+    def read_angle_kind(self) -> None:
+        """``linalg.elementwise <add>``: the op's ``kind`` (``#linalg.elementwise_kind<add>``)."""
+        p = self.parser
+        p.parse_punctuation("<")
+        word = p.parse_identifier()
+        p.parse_punctuation(">")
+        self.props["kind"] = Parser(p.ctx, f"#linalg.elementwise_kind<{word}>").parse_attribute()
+        self.syntax.append(("<>", "kind"))
 
     def read_dict(self) -> None:
         attrs = self.parser.parse_optional_attr_dict()
@@ -388,6 +399,11 @@ def _print_clause(op: StructuredOp, printer: Printer, clause: tuple, extra: list
         else:
             printer.print_attribute(value)
         printer.print_string(")")
+    elif kind == "<>":
+        value = op.attr(clause[1])
+        body = getattr(getattr(value, "value", None), "data", None)  # an unregistered attribute's `add`
+        assert isinstance(body, str), f"{op.name}: its kind is not an elementwise kind: {value}"
+        printer.print_string(f" <{body}>")
     elif kind == "region" and op.regions:
         _print_region(op, printer, clause[1])
     elif kind == "results" and op.results:

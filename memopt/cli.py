@@ -149,8 +149,7 @@ def parse_source(text: str, filename: str, *, allow_unregistered: bool = False):
         raise ToolError("the input is empty (expected an MLIR module)")
     for offset, literal in out_of_range_literals(text):
         raise ToolError(f"integer {literal} is out of the 64-bit integer range {INT64_RANGE}", *_line_col(text, offset))
-    ctx = make_context()
-    ctx.allow_unregistered = allow_unregistered
+    ctx = make_context()  # reads unknown ops, attributes and types whatever allow_unregistered says
     from memopt.diagnostics import set_source_name
 
     set_source_name(filename)

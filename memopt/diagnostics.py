@@ -184,13 +184,34 @@ class LocatedParser(Parser):
 
 
 def _undefined_properties_as_attributes(op: IRDLOperation) -> None:
-    """Properties upstream prints that xDSL's definition of the op lacks (``memref.load``'s
-    ``invariant``, ...) kept as attributes: printed in the attribute dictionary, where
-    upstream's generic parser takes inherent attributes back as properties. Why: xDSL refuses
-    the op otherwise ("property 'invariant' is not defined by the operation")."""
+    """An op with properties upstream prints that xDSL's definition lacks (``memref.load``'s
+    ``invariant``, ...) keeps them, verifies without them, and prints in the generic form, the
+    one form in which upstream reads them back. Why: xDSL refuses the op otherwise ("property
+    'invariant' is not defined by the operation"), and upstream refuses them in the attribute
+    dictionary of the custom form."""
     defined = op.get_irdl_definition().properties
-    for name in [k for k in op.properties if k not in defined]:
-        op.attributes[name] = op.properties.pop(name)
+    if any(k not in defined for k in op.properties):
+        op.__class__ = _foreign_properties_twin(type(op))
+
+
+_TWINS: dict[type, type] = {}
+
+
+def _foreign_properties_twin(cls: type) -> type:
+    twin = _TWINS.get(cls)
+    if twin is None:
+        defined = cls.get_irdl_definition().properties
+
+        def verify_(self) -> None:
+            foreign = {k: self.properties.pop(k) for k in list(self.properties) if k not in defined}
+            try:
+                cls.verify_(self)
+            finally:
+                self.properties.update(foreign)
+
+        twin = type(cls.__name__, (cls,), {"print": Operation.print, "verify_": verify_})
+        _TWINS[cls] = twin
+    return twin
 
 
 def parse_error_location(e: ParseError) -> tuple[int, int]:

@@ -197,9 +197,11 @@ class InsertDmaPass(TargetOptions, ModulePass):
                                            values="number in [0, 1] (unset: 0.01)")
     alignment: int = option(16, "byte alignment of weights in a buffer and of the buffers on chip",
                             values="power of two >= 1")
-    staging_space: int | None = option(None, "upstream IR only: put the staging buffers in this memory space "
-                                       "(an on-chip memory of their own) instead of the arena",
-                                       values="integer >= 0 (unset: the arena's default space)")
+    staging_space: int | None = option(None, "upstream IR only: the memory space of the staging buffers and "
+                                       "transfer tags (an on-chip memory of their own; 0: the default space, as allocs); "
+                                       "it must differ from every streamed weight's",
+                                       values="integer >= 0 (unset: auto -- after the arena when every weight is in "
+                                       "another memory space, else the lowest space >= 1 holding no weight, said in a remark)")
 
     def validate(self) -> None:
         self.check_options()

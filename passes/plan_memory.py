@@ -67,7 +67,7 @@ from memopt.passes.lifetime import (
 )
 from memopt.passes.options import option
 from memopt.passes.plan_io import write_plan
-from memopt.passes.upstream_attrs import ARENA_MODES, ARENA_SIZE_ATTR, is_upstream
+from memopt.passes.upstream_attrs import ARENA_ARG_ATTR, ARENA_MODES, ARENA_SIZE_ATTR, is_upstream
 from memopt.planning import (
     PlanningError, Solution, Strategy, lower_bound, lower_bound_inplace, make_strategy, strategy_names, validate,
 )
@@ -250,7 +250,7 @@ class PlanMemoryPass(ModulePass):
             rows += [(b.id, b.start, b.end, b.size, off, memory) for b, off in zip(lt.problem.buffers, solution.offsets)]
         return rows
 
-    def _plan_upstream(self, f, prefix: str) -> list[tuple]:
+    def _plan_upstream(self, f, prefix: str, arena_mode: str) -> list[tuple]:
         """A bufferized upstream function: tracer → planner → mutator (one arena, views).
         A function planned before (``memopt.arena_size``) is left as it is: planning is idempotent."""
         if ARENA_SIZE_ATTR in f.attributes:
@@ -277,11 +277,27 @@ class PlanMemoryPass(ModulePass):
                         f"arena of '@{f.sym_name.data}' needs {solution.height} bytes, over capacity {self.capacity} "
                         f"(lower bound {lb})", f
                     )
-                write_upstream_plan(lt, solution, lb, self.alignment, self.arena)
+                write_upstream_plan(lt, solution, lb, self.alignment, arena_mode)
             else:
                 write_space_plan(lt, solution, space)
             memory = self._target().onchip_name if space == 0 else f"space{space}"
             rows += [(prefix + b.id, b.start, b.end, b.size, o, memory) for b, o in zip(problem.buffers, solution.offsets)]
+        return rows
+
+    def _plan_upstream_functions(self, funcs: list, prefixed: bool) -> list[tuple]:
+        """Callees before callers; a callee's arena is an argument its callers pass a slice of
+        their own arena for (:mod:`memopt.passes.upstream_calls`)."""
+        from memopt.passes.upstream_calls import called, callees_first
+
+        inner = called(funcs)
+        rows: list[tuple] = []
+        for f in callees_first(funcs):
+            name = f.sym_name.data
+            mode = "arg" if name in inner else self.arena
+            rows += self._plan_upstream(f, prefix=f"{name}::" if prefixed else "", arena_mode=mode)
+            if name in inner and ARENA_ARG_ATTR in f.attributes:
+                sys.stderr.write(f"plan-memory: remark: {where(f)}'@{name}' is called by planned functions: its "
+                                 f"arena is now its last argument (memopt.arena_arg), which every caller passes\n")
         return rows
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
@@ -292,9 +308,9 @@ class PlanMemoryPass(ModulePass):
         rows = []
         funcs = planned_functions(op)
         target = self._target()
+        rows += self._plan_upstream_functions([f for f in funcs if is_upstream(f)], len(funcs) > 1)
         for f in funcs:
             if is_upstream(f):
-                rows += self._plan_upstream(f, prefix=f"{f.sym_name.data}::" if len(funcs) > 1 else "")
                 continue
             fp = plan_function_memory(
                 f, self._strategy(), control_flow=self.control_flow, inplace=self.inplace,

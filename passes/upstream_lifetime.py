@@ -384,8 +384,28 @@ def analyze_upstream(f: func.FuncOp, space: int = 0, alignment: int = 1) -> Upst
         lt.allocs += [op] * (2 if t.carried_by is not None else 1)
         if t.carried_by is not None:
             lt.carried[op] = t.carried_by
+    if space == 0:
+        buffers += _call_scratch(tracer, lt, alignment)
     lt.problem = Problem.of(buffers)
     return lt
+
+
+def _call_scratch(tracer: _Tracer, lt: UpstreamLifetimes, alignment: int) -> list[Buffer]:
+    """A buffer per call to a planned function that takes its arena as an argument: the
+    callee's scratch, live for the call (:mod:`memopt.passes.upstream_calls`)."""
+    from .upstream_calls import call_scratch
+
+    buffers = []
+    for op in lt.func.body.walk():
+        scratch = call_scratch(op) if isinstance(op, func.CallOp) else None
+        if scratch is None:
+            continue
+        size, align = scratch
+        step = tracer.begin[op]
+        name = f"{op.callee.root_reference.data}.arena@{step}"
+        buffers.append(Buffer(name, size, step, step + 1, max(alignment, align), tracer.path_of.get(op.parent_block(), ())))
+        lt.allocs.append(op)
+    return buffers
 
 
 def _buffers(tracer: _Tracer, op: Operation, t: _Trace, name: str, alignment: int) -> list[Buffer]:

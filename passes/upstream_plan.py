@@ -143,9 +143,29 @@ def _views(lt: UpstreamLifetimes, solution: Solution, arena) -> None:
     for alloc, offset in zip(lt.allocs, solution.offsets):
         offsets.setdefault(alloc, []).append(offset)
     for alloc, offs in offsets.items():
+        if isinstance(alloc, func.CallOp):
+            _pass_scratch(alloc, arena, _constant(offs[0], alloc))
+            continue
         _drop_deallocations(alias_closure(alloc.results[0]))
         offset = _parity_offset(lt.carried[alloc], offs, alloc) if alloc in lt.carried else _constant(offs[0], alloc)
         _replace_with_view(alloc, arena, offset)
+
+
+def _pass_scratch(call: func.CallOp, arena: SSAValue, offset: SSAValue) -> None:
+    """The callee's arena, a view of the caller's at ``offset``, passed as the call's last
+    argument (the callee's ``memopt.arena_arg``)."""
+    from .upstream_calls import call_scratch
+
+    scratch = call_scratch(call)
+    assert scratch is not None
+    view = memref.ViewOp(arena, offset, [], MemRefType(i8, [scratch[0]]))
+    view.results[0].name_hint = f"{call.callee.root_reference.data}_arena"
+    new = func.CallOp(call.callee, [*call.arguments, view.results[0]], [r.type for r in call.results])
+    new.attributes.update(call.attributes)
+    Rewriter.insert_op([view, new], InsertPoint.before(call))
+    for old, r in zip(call.results, new.results):
+        old.replace_all_uses_with(r)
+    Rewriter.erase_op(call)
 
 
 def _constant(value: int, before: Operation) -> SSAValue:

@@ -28,6 +28,7 @@ from memopt.diagnostics import MemoptError
 from memopt.dialects.memopt import PLAN_ATTR, PlanAttr
 from memopt.passes.lifetime import analyze_function, plan_numbering, planned_functions, value_location_op
 from memopt.passes.plan_io import read_plan
+from memopt.passes.upstream_attrs import is_upstream
 from memopt.planning import find_conflicts
 
 
@@ -66,6 +67,33 @@ def _check_arena(lt) -> None:
             )
 
 
+def verify_upstream_function(f) -> None:
+    """An upstream function's plan, read back from its arena views (the planner's own tracer
+    re-run on them): no two views live together overlap, each lies inside its arena, and the
+    recorded sizes are the arenas' (a function without a plan is an error)."""
+    from memopt.passes.upstream_dma import ONCHIP_SIZE_ATTR
+    from memopt.passes.upstream_plan_io import is_planned, read_upstream_plan
+
+    if not is_planned(f):
+        raise MemoptError(f"function '@{f.sym_name.data}' has no plan (memopt.arena_size): run plan-memory first", f)
+    for plan in read_upstream_plan(f):
+        where = f" in memory space {plan.space}" if plan.space else ""
+        conflicts = find_conflicts(plan.problem, plan.offsets, limit=1)
+        if conflicts:
+            c = conflicts[0]
+            culprit = plan.views[[b.id for b in plan.problem.buffers].index(c.b)]
+            raise MemoptError(f"invalid plan{where}: {c.message}", culprit)
+        for b, off, view in zip(plan.problem.buffers, plan.offsets, plan.views):
+            if off < 0 or off + b.size > plan.size:
+                raise MemoptError(f"invalid plan{where}: buffer '{b.id}' [{off}, {off + b.size}) lies outside its "
+                                  f"{plan.size}-byte arena", view)
+        onchip = f.attributes.get(ONCHIP_SIZE_ATTR) if plan.space == 0 else None
+        recorded = onchip.value.data if onchip is not None else plan.recorded_size  # type: ignore[union-attr]
+        if recorded is not None and recorded != max(plan.size, 1) and not (recorded == 0 and plan.size == 1):
+            raise MemoptError(f"invalid plan{where}: the recorded size {recorded} is not the arena's {plan.size} bytes",
+                              f)
+
+
 @dataclass(frozen=True)
 class VerifyPlanPass(ModulePass):
     """Re-check a planned module: fail, located, on any overlap or malformed plan."""
@@ -74,6 +102,9 @@ class VerifyPlanPass(ModulePass):
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         for f in planned_functions(op):
+            if is_upstream(f):
+                verify_upstream_function(f)
+                continue
             plan = f.attributes.get(PLAN_ATTR)
             mode = plan_numbering(f)
             _check_arena(analyze_function(f, mode=mode, inplace=True, alignment=1))

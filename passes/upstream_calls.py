@@ -1,0 +1,88 @@
+"""Calls between planned upstream functions: the callee's arena is a slice of its caller's.
+
+A function that calls another with buffers of its own cannot give both arenas offset 0. As
+upstream MLIR's planner and TVM's USMP do, memory is planned over the call graph instead:
+callees first, each callee's arena becomes a trailing ``memref<Nxi8>`` argument
+(``memopt.arena_arg``, as ``plan-memory{arena=arg}`` makes it), and at every call site the
+caller passes a view of its own arena, placed like any buffer live for the duration of the call
+(:func:`call_scratch` gives the tracer that buffer). Recursion has no finite plan: a located error.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp
+from xdsl.ir import Operation
+
+from memopt.diagnostics import MemoptError
+
+from .upstream_attrs import ARENA_ALIGNMENT_ATTR, ARENA_ARG_ATTR, ARENA_SIZE_ATTR
+
+
+def _callee(call: func.CallOp) -> str:
+    return call.callee.root_reference.data
+
+
+def calls_between(funcs: list[func.FuncOp]) -> dict[str, list[func.CallOp]]:
+    """For each function, its calls to other functions of ``funcs``."""
+    names = {f.sym_name.data for f in funcs}
+    return {f.sym_name.data: [op for op in f.body.walk() if isinstance(op, func.CallOp) and _callee(op) in names]
+            for f in funcs}
+
+
+def callees_first(funcs: list[func.FuncOp]) -> list[func.FuncOp]:
+    """``funcs`` ordered so every callee comes before its callers (module order otherwise);
+    a call cycle is a located error at the call that closes it."""
+    by_name = {f.sym_name.data: f for f in funcs}
+    calls = calls_between(funcs)
+    order: list[func.FuncOp] = []
+    state: dict[str, str] = {}
+
+    def visit(name: str, via: Operation | None) -> None:
+        if state.get(name) == "done":
+            return
+        if state.get(name) == "open":
+            raise MemoptError(f"'@{name}' is called recursively: a recursive call has no static memory plan "
+                              "(each activation needs its own buffers)", via)
+        state[name] = "open"
+        for call in calls[name]:
+            visit(_callee(call), call)
+        state[name] = "done"
+        order.append(by_name[name])
+
+    for f in funcs:
+        visit(f.sym_name.data, None)
+    return order
+
+
+def called(funcs: list[func.FuncOp]) -> set[str]:
+    """Names of the functions some function of ``funcs`` calls."""
+    return {_callee(c) for cs in calls_between(funcs).values() for c in cs}
+
+
+def call_scratch(call: func.CallOp) -> tuple[int, int] | None:
+    """``(bytes, alignment)`` of the arena the callee of ``call`` takes as an argument, once it
+    is planned; None when it takes none."""
+    callee = _lookup(call)
+    if callee is None or ARENA_ARG_ATTR not in callee.attributes:
+        return None
+    size = callee.attributes.get(ARENA_SIZE_ATTR)
+    align = callee.attributes.get(ARENA_ALIGNMENT_ATTR)
+    if not isinstance(size, IntegerAttr):
+        return None
+    return max(size.value.data, 1), align.value.data if isinstance(align, IntegerAttr) else 1
+
+
+def _lookup(call: func.CallOp) -> func.FuncOp | None:
+    module = call.parent_op()
+    while module is not None and not isinstance(module, ModuleOp):
+        module = module.parent_op()
+    if module is None:
+        return None
+    for op in module.ops:
+        if isinstance(op, func.FuncOp) and op.sym_name.data == _callee(call):
+            return op
+    return None
+
+
+__all__ = ["call_scratch", "called", "callees_first", "calls_between"]

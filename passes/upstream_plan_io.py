@@ -1,0 +1,131 @@
+"""The plan of an upstream function, read back from the IR: the one reader every tool uses.
+
+``plan-memory`` writes an upstream plan as IR upstream MLIR can run — one ``memref<Nxi8>`` arena
+per memory space and a ``memref.view`` of it per buffer, at a constant byte offset (or at one
+of two, chosen by a loop's iteration parity, for a buffer carried to the next iteration) — plus
+builtin attributes on the function (``memopt.arena_size``, ``memopt.lower_bound``,
+``memopt.strategy``, ``memopt.space_arena_sizes``). Reading it back means tracing every view of
+an arena exactly as the planner traced the allocs it replaced (the same tracer,
+:mod:`memopt.passes.upstream_lifetime`, with views as the buffers), and reading the offsets off
+the views. What comes back is IR-free enough for the core validator, the report, the pools and
+the API: a :class:`~memopt.planning.Problem`, its offsets and the arena's size.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from xdsl.dialects import arith, func, memref
+from xdsl.dialects.builtin import IntegerAttr, MemRefType
+from xdsl.ir import Operation, OpResult, SSAValue
+
+from memopt.diagnostics import MemoptError
+from memopt.planning import Buffer, Problem
+
+from .upstream_attrs import ARENA_ARG_ATTR, ARENA_ATTR, ARENA_SIZE_ATTR, SPACE_SIZES_ATTR
+from .upstream_lifetime import _Names, _Tracer, byte_size, memory_space
+
+
+@dataclass
+class ArenaPlan:
+    """One arena of a planned function and the buffers placed in it."""
+
+    space: int
+    arena: SSAValue
+    size: int
+    """The arena's bytes (its type's size)."""
+    recorded_size: int | None
+    """The size the function's attributes record for it (None: not recorded)."""
+    problem: Problem
+    offsets: list[int]
+    views: list[Operation] = field(default_factory=list)
+    """The view of each buffer, in problem order (a double-buffered one twice)."""
+
+
+def arenas(f: func.FuncOp) -> list[SSAValue]:
+    """The arenas of a planned function: allocs marked ``memopt.arena`` and the argument
+    ``memopt.arena_arg`` names."""
+    found: list[SSAValue] = []
+    k = f.attributes.get(ARENA_ARG_ATTR)
+    if isinstance(k, IntegerAttr):
+        found.append(f.body.blocks[0].args[k.value.data])
+    found += [op.results[0] for op in f.body.walk() if isinstance(op, memref.AllocOp) and ARENA_ATTR in op.attributes]
+    return found
+
+
+def is_planned(f: func.FuncOp) -> bool:
+    return ARENA_SIZE_ATTR in f.attributes
+
+
+def read_upstream_plan(f: func.FuncOp) -> list[ArenaPlan]:
+    """Every arena of planned upstream function ``f`` with its buffers, lifetimes and offsets.
+    A view whose offset the reader cannot tell is a located error (the plan is not explicit)."""
+    tracer = _Tracer(f)
+    plans = []
+    for arena in arenas(f):
+        t = arena.type
+        assert isinstance(t, MemRefType)
+        space = memory_space(arena.owner) if isinstance(arena, OpResult) else 0
+        plans.append(_read_arena(f, tracer, arena, space, byte_size(t)))
+    return plans
+
+
+def _read_arena(f: func.FuncOp, tracer: _Tracer, arena: SSAValue, space: int, size: int) -> ArenaPlan:
+    buffers: list[Buffer] = []
+    offsets: list[int] = []
+    views: list[Operation] = []
+    names = _Names()
+    for use in arena.uses:
+        view = use.operation
+        if not isinstance(view, memref.ViewOp) or view.source is not arena:
+            continue
+        offs = view_offsets(view)
+        trace = tracer.trace(view)
+        name = names.take(view)
+        start, stop = tracer.begin[view], trace.last + 1
+        path = tracer.path_of.get(view.parent_block(), ())
+        if trace.carried_by is not None:
+            if len(offs) != 2:
+                raise MemoptError("invalid plan: this buffer is carried to the next iteration of its loop but has "
+                                  f"{len(offs)} offset(s), not one per iteration parity", view)
+            loop = trace.carried_by
+            start, stop = tracer.begin[loop], max(trace.last, tracer.end[loop]) + 1
+            path = tracer.path_of.get(loop.parent_block(), ())
+        n = byte_size(view.results[0].type)
+        for k, off in enumerate(offs):
+            buffers.append(Buffer(name if len(offs) == 1 else f"{name}#{k}", n, start, stop, 1, path))
+            offsets.append(off)
+            views.append(view)
+    return ArenaPlan(space, arena, size, _recorded_size(f, space), Problem.of(buffers), offsets, views)
+
+
+def view_offsets(view: memref.ViewOp) -> list[int]:
+    """The byte offsets a view can take: one constant, or the two constants an
+    ``arith.select`` chooses between (a double-buffered view)."""
+    shift = view.byte_shift
+    c = _constant(shift)
+    if c is not None:
+        return [c]
+    if isinstance(shift, OpResult) and isinstance(shift.op, arith.SelectOp):
+        a, b = _constant(shift.op.lhs), _constant(shift.op.rhs)
+        if a is not None and b is not None:
+            return [a, b]
+    raise MemoptError("invalid plan: the offset of this arena view is not a constant (nor a choice of two)", view)
+
+
+def _constant(v: SSAValue) -> int | None:
+    if isinstance(v, OpResult) and isinstance(v.op, arith.ConstantOp) and isinstance(v.op.value, IntegerAttr):
+        return v.op.value.value.data
+    return None
+
+
+def _recorded_size(f: func.FuncOp, space: int) -> int | None:
+    if space == 0:
+        a = f.attributes.get(ARENA_SIZE_ATTR)
+        return a.value.data if isinstance(a, IntegerAttr) else None
+    sizes = f.attributes.get(SPACE_SIZES_ATTR)
+    entry = sizes.data.get(str(space)) if sizes is not None else None  # type: ignore[union-attr]
+    return entry.value.data if isinstance(entry, IntegerAttr) else None
+
+
+__all__ = ["ArenaPlan", "arenas", "is_planned", "read_upstream_plan", "view_offsets"]
