@@ -76,6 +76,12 @@ def _memref() -> Dialect:
     return memref_dialect()
 
 
+def _scf() -> Dialect:
+    from .upstream_syntax import scf_dialect
+
+    return scf_dialect()
+
+
 def _bufferization() -> Dialect:
     from xdsl.dialects.bufferization import Bufferization
 
@@ -106,7 +112,7 @@ _DIALECTS: dict[str, Callable[[], Dialect]] = {
     "func": _lazy("xdsl.dialects.func", "Func"),
     "arith": _lazy("xdsl.dialects.arith", "Arith"),
     "math": _lazy("xdsl.dialects.math", "Math"),
-    "scf": _lazy("xdsl.dialects.scf", "Scf"),
+    "scf": _scf,
     "cf": _lazy("xdsl.dialects.cf", "Cf"),
     "memref": _memref,
     "tensor": _lazy("xdsl.dialects.tensor", "Tensor"),

@@ -49,7 +49,7 @@ class DeallocOp(IRDLOperation):
         printer.print_list(self.conditions, printer.print_operand)
         printer.print_string(")")
         if self.retained:
-            printer.print_string(" retain ")
+            printer.print_string(" retain")
             _print_typed_list(printer, self.retained)
         printer.print_op_attributes(self.attributes)
 

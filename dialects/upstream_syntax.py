@@ -24,7 +24,7 @@ Forms read (as upstream's ``MemRefOps.td`` declares them)::
 
 from __future__ import annotations
 
-from xdsl.dialects import memref
+from xdsl.dialects import memref, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, StringAttr, TensorType, UnitAttr
 from xdsl.ir import Attribute, Dialect, Operation, SSAValue
 from xdsl.parser import Parser, UnresolvedOperand
@@ -267,6 +267,45 @@ class AllocaOp(memref.AllocaOp):
 UPSTREAM_PRINTS = (AllocOp, AllocaOp)
 """Ops xDSL reads and prints in a form upstream refuses (``{alignment = 64 : i64}``), replaced
 by upstream's form."""
+
+
+class ParallelOp(scf.ParallelOp):
+    """``scf.parallel (%i, %j) = (%a, %b) to (%c, %d) step (%e, %f) [init (%x) -> T] { ... }``."""
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ParallelOp:
+        ivs = parser.parse_comma_separated_list(parser.Delimiter.PAREN, lambda: parser.parse_argument(expect_type=False))
+        parser.parse_punctuation("=")
+        lower = _index_list(parser)
+        parser.parse_keyword("to")
+        upper = _index_list(parser)
+        parser.parse_keyword("step")
+        steps = _index_list(parser)
+        inits: list[SSAValue] = []
+        if parser.parse_optional_keyword("init"):
+            names = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
+            parser.parse_punctuation("->")
+            types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+            inits = [parser.resolve_operand(n, t) for n, t in zip(names, types)]
+        body = parser.parse_region([iv.resolve(IndexType()) for iv in ivs])
+        attrs = parser.parse_optional_attr_dict()
+        op = cls(lower, upper, steps, body, inits)
+        op.attributes.update(attrs)
+        block = body.blocks[0]
+        if block.last_op is None or not block.last_op.has_trait(IsTerminator):
+            block.add_op(scf.ReduceOp())  # upstream elides an empty scf.reduce
+        return op
+
+
+def _index_list(parser: Parser) -> list[SSAValue]:
+    return parser.parse_comma_separated_list(
+        parser.Delimiter.PAREN, lambda: parser.resolve_operand(parser.parse_unresolved_operand(), IndexType()))
+
+
+def scf_dialect() -> Dialect:
+    """xDSL's ``scf`` dialect with upstream's custom form of ``scf.parallel``."""
+    ops = [ParallelOp if op.name == "scf.parallel" else op for op in scf.Scf.operations]
+    return Dialect("scf", ops, list(scf.Scf.attributes))
 
 
 def memref_dialect() -> Dialect:
