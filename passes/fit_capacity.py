@@ -191,6 +191,9 @@ def remat_to_fit(f: func.FuncOp, budget: int, target: Target, alignment: int) ->
 def fit_function(f: func.FuncOp, capacity: int, policy: str, target: Target, memory: str,
                  arena: Callable[[func.FuncOp], int], alignment: int) -> Fit:
     """Rewrite ``f`` (in place) so that its arena fits ``capacity`` under ``policy``."""
+    from memopt.passes.upstream_unsupported import refuse_memref
+
+    refuse_memref(f, "plan-memory", "spill=auto")
     if policy == "spill":
         return spill_to_fit(f, capacity, target, memory, arena, alignment)
     if policy == "remat":

@@ -300,6 +300,16 @@ class PlanMemoryPass(ModulePass):
                                  f"arena is now its last argument (memopt.arena_arg), which every caller passes\n")
         return rows
 
+    def _refuse_upstream(self, funcs: list) -> None:
+        """``spill=auto`` rewrites memopt-dialect tensors only: on a memref program it would be
+        silently not applied, so it is refused there (located), before anything is planned."""
+        if self.spill != "auto":
+            return
+        from memopt.passes.upstream_unsupported import refuse_memref
+
+        for f in funcs:
+            refuse_memref(f, "plan-memory", "spill=auto")
+
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         check_options(
             self.strategy, self.alignment, self.control_flow, self.capacity, self.budget,
@@ -307,6 +317,7 @@ class PlanMemoryPass(ModulePass):
         )
         rows = []
         funcs = planned_functions(op)
+        self._refuse_upstream(funcs)
         target = self._target()
         rows += self._plan_upstream_functions([f for f in funcs if is_upstream(f)], len(funcs) > 1)
         for f in funcs:

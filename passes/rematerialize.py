@@ -290,6 +290,19 @@ def _arena(f: func.FuncOp, alignment: int) -> int:
     return plan_function_memory(f, make_strategy("best"), alignment=alignment).solution.height
 
 
+def _refuse(f: func.FuncOp) -> None:
+    """Functions the pass cannot rewrite truthfully, refused before any is rewritten: memref
+    programs (nothing to recompute there yet) and planned functions (the rewrite would leave
+    their plan stale: the clones carry copied offsets and the recorded bounds no longer hold)."""
+    from memopt.dialects.memopt import PLAN_ATTR
+    from memopt.passes.upstream_unsupported import refuse_memref
+
+    refuse_memref(f, "rematerialize", "rematerialization")
+    if PLAN_ATTR in f.attributes:
+        raise MemoptError(f"rematerialize: '@{f.sym_name.data}' is already planned ({PLAN_ATTR}): run rematerialize "
+                          "before plan-memory (rewriting it would leave its plan stale)", f)
+
+
 @dataclass(frozen=True)
 class RematerializeMemoryPass(ModulePass):
     """Fit every function's activations in ``budget`` bytes by recomputing tensors (DTR ahead of time)."""
@@ -317,7 +330,10 @@ class RematerializeMemoryPass(ModulePass):
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         self.validate()
         assert self.budget is not None
-        for f in planned_functions(op):
+        funcs = planned_functions(op)
+        for f in funcs:
+            _refuse(f)
+        for f in funcs:
             self._function(f)
 
     def _function(self, f: func.FuncOp) -> None:
