@@ -126,12 +126,12 @@ def _skip_string(text: str, k: int) -> int:
 
 
 def _split_operands(parser: Parser, text: str, start: int, end: int) -> tuple[list[str], list[SSAValue]]:
-    """The op's text cut around its ``%value`` uses, and those values (already defined: the
-    custom form gives no types to resolve a forward reference with). Attribute aliases
-    (``#map``) are spelled out."""
+    """The op's text cut around its ``%value`` uses (one more piece than operands), and those
+    values (already defined: the custom form gives no types to resolve a forward reference
+    with). Attribute aliases (``#map``) are spelled out."""
     pieces: list[str] = []
     operands: list[SSAValue] = []
-    last = start
+    run, last = " ", start  # the run of text since the last operand; a space after the op name
     parser._resume_from(start)
     while parser._current_token.span.start < end and parser._current_token.kind != MLIRTokenKind.EOF:
         tok = parser._current_token
@@ -141,19 +141,19 @@ def _split_operands(parser: Parser, text: str, start: int, end: int) -> tuple[li
             if values is None or operand.index >= len(values):
                 parser.raise_error(f"'{tok.text}' is used before it is defined in an op memopt reads only "
                                    "in generic form", tok.span)
-            pieces.append(text[last : tok.span.start])
+            pieces.append(run + text[last : tok.span.start])
             operands.append(values[operand.index])
-            last = tok.span.start + len(_USE.match(text, tok.span.start).group(0))  # type: ignore[union-attr]
+            run, last = "", tok.span.start + len(_USE.match(text, tok.span.start).group(0))  # type: ignore[union-attr]
             continue
-        if tok.kind == MLIRTokenKind.HASH_IDENT and tok.text[1:] in parser.attribute_aliases:
-            pieces.append(text[last : tok.span.start])
+        if tok.kind in (MLIRTokenKind.HASH_IDENT, MLIRTokenKind.EXCLAMATION_IDENT) \
+                and tok.text in parser.attribute_aliases:
+            run += text[last : tok.span.start] + _attribute_text(parser.attribute_aliases[tok.text])
             last = tok.span.end
-            pieces[-1] += _attribute_text(parser.attribute_aliases[tok.text[1:]])
         elif tok.kind == MLIRTokenKind.CARET_IDENT:
             parser.raise_error("memopt cannot read the custom form of an unknown op with successors; "
                                "print the input in generic form (--mlir-print-op-generic)", tok.span)
         parser._consume_token()
-    pieces.append(text[last:end].rstrip())
+    pieces.append(run + text[last:end].rstrip())
     return pieces, operands
 
 
