@@ -284,12 +284,21 @@ def check_dominance(module: ModuleOp) -> None:
                 continue
             anchor: Operation | None = user
             while anchor is not None and anchor.parent_block() is not home:
+                if _sibling_blocks(anchor.parent_block(), home):
+                    break  # a use in another block of a multi-block region: CFG dominance, not checked here
                 anchor = anchor.parent_op()
+            if anchor is not None and anchor.parent_block() is not home:
+                continue
             name = f"value '%{value.name_hint}'" if value.name_hint else "a value"
             if anchor is None:
                 raise MemoptError(f"{name} is used outside the region that defines it", user)
             if index(anchor) <= def_index:
                 raise MemoptError(f"{name} is used before it is defined", user)
+
+
+def _sibling_blocks(a, b) -> bool:
+    """Whether blocks ``a`` and ``b`` are different blocks of one region (cf branches)."""
+    return a is not None and b is not None and a is not b and a.parent is not None and a.parent is b.parent
 
 
 def check_type_sizes(module: ModuleOp) -> None:

@@ -359,8 +359,13 @@ def memory_spaces(f: func.FuncOp) -> list[int]:
 def analyze_upstream(f: func.FuncOp, space: int = 0, alignment: int = 1) -> UpstreamLifetimes:
     """Trace every buffer of ``f`` in memory space ``space`` (see module docstring); each
     offset aligned to ``alignment`` or to the alloc's own ``alignment``, whichever is larger."""
-    tracer = _Tracer(f)
     lt = UpstreamLifetimes(f, Problem.of([]), [])
+    if _unstructured(f):
+        if space == 0:
+            lt.remarks.append((f, "not planned: it has unstructured control flow (a region of several blocks: "
+                                  "cf branches), so its buffers are left as they are"))
+        return lt
+    tracer = _Tracer(f)
     buffers: list[Buffer] = []
     names = _Names()
     for op in f.body.walk():
@@ -388,6 +393,12 @@ def analyze_upstream(f: func.FuncOp, space: int = 0, alignment: int = 1) -> Upst
         buffers += _call_scratch(tracer, lt, alignment)
     lt.problem = Problem.of(buffers)
     return lt
+
+
+def _unstructured(f: func.FuncOp) -> bool:
+    """Whether some region of ``f`` has several blocks: program order is then not an order of
+    execution, and a step numbering would not bound lifetimes."""
+    return len(f.body.blocks) > 1 or any(len(r.blocks) > 1 for op in f.body.walk() for r in op.regions)
 
 
 def _call_scratch(tracer: _Tracer, lt: UpstreamLifetimes, alignment: int) -> list[Buffer]:
