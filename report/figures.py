@@ -13,7 +13,7 @@ Output is deterministic (fixed SVG hash salt, no dates in metadata): same plan, 
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .model import KINDS, FunctionView, PlanView, has_dma, live_curve, peak
 
@@ -25,6 +25,7 @@ COLOURS = {
     "loop-carried": "#b07aa1",
     "view": "none",
     "buffer": "#a0cbe8",
+    "scratch": "#edc948",
     "staging": "#bab0ac",
 }
 BRANCH_HATCH = ("//", "\\\\", "xx", "..", "oo")
@@ -255,6 +256,8 @@ def render(view: PlanView, fv: FunctionView, fmt: str, series: tuple = (), prefi
     """One figure as ``svg`` or ``png`` bytes: the staging buffers (when ``insert-dma`` placed
     some), the arena layout, the live-bytes curve and (when weights move) the DMA timeline."""
     plt = _mpl()
+    if fv.staging or fv.onchip_size is not None:  # the function's own staging panel (upstream IR)
+        view = replace(view, staging=fv.staging, onchip_size=fv.onchip_size)
     dma = has_dma(fv)
     staging = bool(view.staging)
     n_rows = len(timeline_bars(fv)[1]) if dma else 0

@@ -5,8 +5,12 @@ Nothing is re-planned: offsets come from the plan attributes (read back and chec
 lifetime analysis in the numbering the plan records, staging buffers from the placement
 ``insert-dma`` recorded, and the DMA timelines from the IR's ``dma_start``/``dma_wait`` ops as the
 latency model schedules them (the same reading as ``report-latency``). So the pictures show
-exactly what was planned, including a hand-edited plan (which ``read_plan`` rejects, located,
-when it is inconsistent).
+exactly what was planned. A plan that is not sound — overlapping tensors, one past the arena, an
+arena below its lower bound, a recorded bound above the tensors' own — is a located error
+(:mod:`memopt.report.validate`), never a picture that looks valid.
+
+Upstream (``func``/``memref``) functions are read by :mod:`memopt.report.upstream`, from the one
+reader of upstream plans.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from memopt.passes.dma_regions import cut_function, regions
 from memopt.passes.lifetime import FunctionLifetimes, analyze_function, plan_numbering, planned_functions
 from memopt.passes.plan_io import read_plan
 from memopt.passes.plan_memory import LB_INPLACE_ATTR
+from memopt.passes.upstream_attrs import is_upstream
 from memopt.planning.latency import Target, lower_bound_time, serial_time, simulate
 
 from .model import BranchSpan, FunctionView, PlanView, RegionTimeline, StagingBox, TensorBox, TimelineEvent
@@ -133,6 +138,25 @@ def timelines(f: func.FuncOp, target: Target) -> list[RegionTimeline]:
     return out
 
 
+def _check(lt: FunctionLifetimes, offsets: list[int], plan: PlanAttr) -> None:
+    """A plan the report would draw as valid must be: no overlap, nothing past the arena, the
+    arena not below the bound (with in-place reuse when the plan may use it); located error."""
+    from memopt.passes.lifetime import value_location_op
+    from memopt.planning import lower_bound
+
+    from .validate import bound_violation, layout_violation, recorded_bound_violation
+
+    lb_in = lt.func.attributes.get(LB_INPLACE_ATTR)
+    bound = lb_in.value.data if isinstance(lb_in, IntegerAttr) else plan.lower_bound.data
+    what = "in-place lower bound" if isinstance(lb_in, IntegerAttr) else "lower bound"
+    lb = plan.lower_bound.data
+    v = (layout_violation(lt.problem, offsets, plan.arena_size.data)
+         or recorded_bound_violation(lb, lower_bound(lt.problem), exact=False)
+         or bound_violation(plan.arena_size.data, bound, what))
+    if v is not None:
+        raise MemoptError(v.message, value_location_op(lt.owner[v.buffer]) if v.buffer is not None else lt.func)
+
+
 def plan_view(module: ModuleOp, source: str, target: Target, *, func_name: str | None = None,
               capacity: int | None = None) -> PlanView:
     """The report data of every planned function of ``module`` (or only ``func_name``)."""
@@ -143,6 +167,11 @@ def plan_view(module: ModuleOp, source: str, target: Target, *, func_name: str |
             raise MemoptError(f"no function '@{func_name}' with a body in the module", module)
     views = []
     for f in funcs:
+        if is_upstream(f):
+            from .upstream import upstream_function_views
+
+            views += upstream_function_views(f)
+            continue
         plan = f.attributes.get(PLAN_ATTR)
         if not isinstance(plan, PlanAttr):
             raise MemoptError(
@@ -150,6 +179,7 @@ def plan_view(module: ModuleOp, source: str, target: Target, *, func_name: str |
             )
         lt = analyze_function(f, mode=plan_numbering(f), inplace=True, alignment=1)
         offsets, _, plan = read_plan(lt)
+        _check(lt, offsets, plan)
         fv = function_view(lt, offsets, plan)
         views.append(FunctionView(**{**fv.__dict__, "timelines": tuple(timelines(f, target))}))
     staging = tuple(

@@ -70,9 +70,8 @@ def html_page(view: PlanView, series_of=lambda fv: ()) -> str:
                 f"<td>{t.offset}</td><td>{t.kind}</td><td>{html.escape(t.detail)}</td></tr>"
             )
         parts.append("</table>")
-    for k, s in enumerate(view.staging):
-        for i in range(len(view.functions)):
-            info[f"f{i}s{k}"] = f"{s.name}\nDMA staging buffer, {s.size} B at on-chip offset {s.offset}"
+        for k, s in enumerate(fv.staging or view.staging):
+            info[f"{prefix}s{k}"] = f"{s.name}\nDMA staging buffer, {s.size} B at on-chip offset {s.offset}"
     data = json.dumps(info, sort_keys=True).replace("</", "<\\/")
     parts.append(f"<script type='application/json' id='memopt-tensors'>{data}</script>")
     parts.append(f"<script>{_SCRIPT}</script></body></html>")

@@ -20,9 +20,10 @@ import numpy as np
 
 from memopt.planning import Buffer, Overwrite, Path, Problem, inplace_live_profile
 
-KINDS = ("input", "intermediate", "output", "inplace", "loop-carried", "view", "buffer")
+KINDS = ("input", "intermediate", "output", "inplace", "loop-carried", "view", "buffer", "scratch")
 """Box kinds, in legend order. ``inplace``: written over an input that dies at its op (MegEngine's
-write dependency); ``view``: an alias drawn over its source; ``buffer``: a CSV row (no IR)."""
+write dependency); ``view``: an alias drawn over its source; ``buffer``: a CSV row (no IR);
+``scratch``: a planned callee's arena, passed to it at a call (upstream IR)."""
 
 
 @dataclass(frozen=True)
@@ -108,6 +109,15 @@ class FunctionView:
     mode: str = ""
     branches: tuple[BranchSpan, ...] = ()
     timelines: tuple[RegionTimeline, ...] = ()
+    staging: tuple[StagingBox, ...] = ()
+    """The function's own DMA staging buffers (upstream IR: views of its arena after the
+    planned bytes); memopt's dialect has module-wide ones, in :attr:`PlanView.staging`."""
+    onchip_size: int | None = None
+    """The function's arena plus its staging buffers, when ``insert-dma`` placed some in it."""
+    notes: tuple[str, ...] = ()
+    """What the report leaves out for this function, and why (one line each)."""
+    space: int = 0
+    """The memory space of the arena shown (upstream IR: one arena per integer memory space)."""
 
     @property
     def arena_tensors(self) -> tuple[TensorBox, ...]:

@@ -50,12 +50,33 @@ def function_summary(fv: FunctionView, tensors: bool = True) -> list[str]:
             for r in fv.timelines
         ]
         lines += ["    " + s for s in _table(("region", "runs", "T_serial", "T_pingpong", "T_lb", "eta"), rows, {1, 2, 3, 4, 5})]
+    lines += _own_onchip(fv)
     if tensors and fv.tensors:
         lines.append("  tensors")
         order = sorted(fv.tensors, key=lambda t: (t.start, t.offset, t.name))
         rows = [(t.name, t.size, f"[{t.start}, {t.end})", t.offset, t.kind) for t in order]
         lines += ["    " + s for s in _table(("name", "size", "lifetime", "offset", "kind"), rows, {1, 3})]
     return lines
+
+
+def _own_onchip(fv: FunctionView) -> list[str]:
+    """A function's own staging buffers and on-chip total (upstream IR), and its notes."""
+    lines = []
+    if fv.staging:
+        lines.append("  staging buffers      " + ", ".join(f"{s.name} {s.size} B @ {s.offset}" for s in fv.staging))
+    if fv.onchip_size is not None:
+        lines.append(f"  on-chip total        {fv.onchip_size} B (arena + staging buffers)")
+    lines += [f"  {note}" for note in fv.notes]
+    return lines
+
+
+def _onchip_used(view: PlanView) -> int:
+    """Bytes on chip: the module's total, else the largest function's (its own staging
+    included); arenas of other memory spaces are not on-chip bytes of the default one."""
+    if view.onchip_size is not None:
+        return view.onchip_size
+    return max((f.onchip_size if f.onchip_size is not None else f.arena_size for f in view.functions if f.space == 0),
+               default=0)
 
 
 def summary_text(view: PlanView, tensors: bool = True) -> str:
@@ -71,7 +92,7 @@ def summary_text(view: PlanView, tensors: bool = True) -> str:
     if view.onchip_size is not None:
         lines.append(f"  on-chip total        {view.onchip_size} B (largest arena + staging buffers)")
     if view.capacity is not None:
-        used = view.onchip_size if view.onchip_size is not None else max((f.arena_size for f in view.functions), default=0)
+        used = _onchip_used(view)
         lines.append(f"capacity               {view.capacity} B ({'fits' if used <= view.capacity else 'EXCEEDED'}: {used} B used)")
     return "\n".join(lines) + "\n"
 

@@ -7,7 +7,11 @@
 
 The report is read from the plan in the input alone (offsets and arena size from the plan
 attributes, lifetimes from the IR, DMA schedule from its ``dma_start``/``dma_wait`` ops): nothing
-is re-planned, so it shows exactly what was planned. The format follows ``-o``'s extension
+is re-planned, so it shows exactly what was planned. Upstream (``func``/``memref``) plans are read
+by the one reader of upstream plans (arena views and their offsets; one picture per memory
+space's arena; their DMA schedule is not timed yet, which the summary says). A plan that is not
+sound (overlap, a tensor past the arena, an arena below its lower bound, recorded sizes or
+bounds the tensors contradict) is a located error, exit 1, never a picture. The format follows ``-o``'s extension
 (``.txt``, ``.html``, ``.svg``, ``.png``; stdout is text). A picture shows one function: ``--func``,
 else ``@main``, else the first planned function. Pictures need matplotlib (``pip install
 'memopt[report]'``; the test extra includes it).
@@ -26,10 +30,14 @@ FORMATS = ("txt", "html", "svg", "png")
 
 def _parser() -> ArgParser:
     p = ArgParser(prog=PROG, description="see a memory plan: layout, live bytes, DMA timeline, summary")
-    p.add_argument("input_file", help="planned .mlir file, or plan .csv ('-' for stdin: MLIR)")
+    p.add_argument("input_file", help="planned .mlir file (memopt dialect or upstream func/memref), or plan .csv "
+                                      "('-' for stdin: MLIR)")
     p.add_argument("-o", "--output", default="-",
                    help="output file; its extension picks the format: .txt .html .svg .png (default: text on stdout)")
-    p.add_argument("--func", default=None, help="function to show (default: every function; pictures: @main, else the first)")
+    p.add_argument("--func", default=None, help="function to show, by name without '@' (default: every function; "
+                                                "pictures: @main, else the first; of an upstream function with arenas "
+                                                "in several memory spaces, the picture shows the default space's, "
+                                                "the text and .html every arena)")
     p.add_argument("--capacity", type=int, default=None, help="on-chip capacity in bytes to draw and check (default: the target's)")
     p.add_argument("--target", default=None, help="target description file for the DMA timeline (as insert-dma's target=)")
     from memopt.planning.pool import ALLOCATORS

@@ -1,0 +1,138 @@
+"""Read a planned upstream (``func``/``memref``) function into report data, checked first.
+
+Everything comes from the one reader of upstream plans,
+:func:`memopt.passes.upstream_plan_io.read_upstream_plan` (the planner's tracer re-run on the
+arena views, offsets read off them), and the function's plan attributes; kinds and branch spans
+from :mod:`memopt.passes.upstream_plan_detail`. One :class:`~memopt.report.model.FunctionView`
+per arena: the default memory space's under the function's name, with the staging buffers
+``insert-dma`` placed after the planned bytes in their own panel; each other memory space's
+as ``name (memory space N)``. A plan that is not sound — overlapping buffers, a buffer outside
+its arena, recorded sizes or bounds that disagree with the buffers — is a located error, never
+a picture. The DMA schedule of memref programs is not timed yet: each function says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import IntegerAttr, StringAttr
+
+from memopt.diagnostics import MemoptError
+from memopt.planning import Problem, lower_bound
+
+from .model import BranchSpan, FunctionView, StagingBox, TensorBox
+from .validate import Violation, bound_violation, extent_violation, layout_violation, recorded_bound_violation
+
+NO_TIMELINE = "DMA timeline: not drawn for memref programs yet"
+
+
+def _int_attr(f: func.FuncOp, name: str) -> int | None:
+    a = f.attributes.get(name)
+    return a.value.data if isinstance(a, IntegerAttr) else None
+
+
+def upstream_function_views(f: func.FuncOp) -> list[FunctionView]:
+    """The report data of planned upstream function ``f``: one view per arena, default space
+    first (an unplanned function or an unsound plan: a located :class:`MemoptError`)."""
+    from memopt.passes.upstream_plan_detail import branch_spans
+    from memopt.passes.upstream_plan_io import is_planned, read_upstream_plan
+
+    if not is_planned(f):
+        raise MemoptError(f"function '@{f.sym_name.data}' has no plan (run memopt-opt --plan-memory first)", f)
+    plans = sorted(read_upstream_plan(f), key=lambda p: p.space)
+    branches = tuple(BranchSpan(b.if_id, b.branch, b.start, b.end, b.path) for b in branch_spans(f))
+    views = [_arena_view(f, p, branches) for p in plans]
+    if not any(v.space == 0 for v in views):  # nothing planned in the default space: no arena op
+        views.insert(0, _empty_view(f))
+    loose = _unplanned_staging(f)
+    if loose:
+        views[0] = replace(views[0], notes=(loose, *views[0].notes))
+    return views
+
+
+def _unplanned_staging(f: func.FuncOp) -> str:
+    """Staging buffers ``insert-dma`` made allocs (after planning, in a memory space of their
+    own): on chip but in no arena of the plan, so said rather than drawn."""
+    from xdsl.dialects import memref
+
+    from memopt.passes.upstream_dma import STAGING_ATTR
+    from memopt.passes.upstream_lifetime import byte_size, memory_space
+
+    allocs = [op for op in f.body.walk() if isinstance(op, memref.AllocOp) and STAGING_ATTR in op.attributes]
+    if not allocs:
+        return ""
+    named = ", ".join(f"{op.results[0].name_hint or '?'} {byte_size(op.results[0].type)} B "
+                      f"(space {memory_space(op)})" for op in allocs)
+    return f"staging buffers outside the plan (memref.alloc): {named}"
+
+
+def _empty_view(f: func.FuncOp) -> FunctionView:
+    from memopt.passes.upstream_attrs import ARENA_SIZE_ATTR, LOWER_BOUND_ATTR
+
+    size, lb = _int_attr(f, ARENA_SIZE_ATTR) or 0, _int_attr(f, LOWER_BOUND_ATTR) or 0
+    _raise(f, None, bound_violation(size, lb) or recorded_bound_violation(lb, 0))
+    return FunctionView(f.sym_name.data, size, lb, _strategy(f), (), notes=(NO_TIMELINE,))
+
+
+def _strategy(f: func.FuncOp) -> str:
+    from memopt.passes.upstream_attrs import STRATEGY_ATTR
+
+    s = f.attributes.get(STRATEGY_ATTR)
+    return s.data if isinstance(s, StringAttr) else ""
+
+
+def _arena_view(f: func.FuncOp, plan, branches: tuple[BranchSpan, ...]) -> FunctionView:
+    """One arena's view, after :func:`_check` has accepted it."""
+    from memopt.passes.upstream_plan_detail import STAGING, buffer_kinds, describe
+
+    kinds = buffer_kinds(f, plan)
+    arena_size, lb, onchip = _check(f, plan, kinds)
+    rows = list(zip(plan.problem.buffers, plan.offsets, plan.views, kinds))
+    boxes = tuple(TensorBox(b.id, off, b.size, b.start, b.end, k, b.path, describe(v, k))
+                  for b, off, v, k in rows if k != STAGING)
+    staging = tuple(sorted((StagingBox(b.id, off, b.size) for b, off, _, k in rows if k == STAGING),
+                           key=lambda s: (s.offset, s.name)))
+    name = f.sym_name.data if plan.space == 0 else f"{f.sym_name.data} (memory space {plan.space})"
+    strategy = _strategy(f)  # every memory space's arena is planned by the same strategy
+    mode = strategy.rsplit("/", 1)[1] if "/" in strategy else ""
+    return FunctionView(name, arena_size, lb, strategy, boxes, mode=mode, branches=branches, staging=staging,
+                        onchip_size=onchip, notes=(NO_TIMELINE,), space=plan.space)
+
+
+def _check(f: func.FuncOp, plan, kinds: list[str]) -> tuple[int, int, int | None]:
+    """``(arena size, lower bound, on-chip total)`` of an arena whose plan is sound; else a
+    located error. The planned buffers lie below the recorded arena size (staging buffers,
+    placed after it, below the arena's own size), and the recorded bound is the buffers'."""
+    from memopt.passes.upstream_attrs import ARENA_SIZE_ATTR, LOWER_BOUND_ATTR
+    from memopt.passes.upstream_dma import ONCHIP_SIZE_ATTR
+    from memopt.passes.upstream_plan_detail import STAGING
+
+    onchip = _int_attr(f, ONCHIP_SIZE_ATTR) if plan.space == 0 else None
+    recorded = onchip if onchip is not None else plan.recorded_size
+    if recorded is not None and recorded != plan.size and not (recorded == 0 and plan.size == 1):
+        _raise(f, plan, Violation(None, f"invalid plan: the recorded size {recorded} is not the {plan.size} bytes of "
+                                        "the arena"))
+    _raise(f, plan, layout_violation(plan.problem, plan.offsets, plan.size))
+    planned = [k for k, kind in enumerate(kinds) if kind != STAGING]
+    arena_size = (_int_attr(f, ARENA_SIZE_ATTR) or 0) if plan.space == 0 else plan.size
+    _raise(f, plan, extent_violation(plan.problem, plan.offsets, arena_size, planned))
+    own = Problem.of([plan.problem.buffers[k] for k in planned])
+    lb = lower_bound(own)
+    recorded_lb = _int_attr(f, LOWER_BOUND_ATTR) if plan.space == 0 else lb
+    if recorded_lb is None:
+        recorded_lb = lb
+    _raise(f, plan, bound_violation(arena_size, recorded_lb) or recorded_bound_violation(recorded_lb, lb))
+    return arena_size, recorded_lb, onchip
+
+
+def _raise(f: func.FuncOp, plan, v: Violation | None) -> None:
+    """A violation as a located error: at the buffer's view, else at the function."""
+    if v is None:
+        return
+    where = f" in memory space {plan.space}" if plan is not None and plan.space else ""
+    message = v.message.replace("invalid plan:", f"invalid plan{where}:", 1)
+    raise MemoptError(message, plan.views[v.buffer] if v.buffer is not None else f)
+
+
+__all__ = ["NO_TIMELINE", "upstream_function_views"]
