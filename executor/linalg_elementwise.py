@@ -24,7 +24,9 @@ import numpy as np
 from xdsl.ir.affine import AffineMap
 
 from .linalg_loops import run_folding
-from .linalg_scalar import BINARY_NAMES, UNARY, binary, cast, is_float, select, unary, unsigned_cast
+from .linalg_scalar import (
+    BINARY_NAMES, UNARY, binary, cast, enum_name, is_float, select, unary, unsigned_cast,
+)
 
 KINDS: dict[str, int] = {**{k: 1 for k in UNARY}, **{k: 2 for k in BINARY_NAMES}, "select": 3}
 """``linalg.elementwise`` kinds and how many inputs each takes."""
@@ -67,7 +69,7 @@ def _pointwise(ins: Sequence[np.ndarray], out: np.ndarray, fn, maps=None) -> np.
 
 def run_elementwise(ins, outs, attrs: Mapping[str, object]) -> list[np.ndarray]:
     """``linalg.elementwise``."""
-    kind = str(attrs.get("kind"))
+    kind = enum_name(attrs.get("kind"))
     if kind not in KINDS:
         raise ValueError(f"unknown elementwise kind {kind!r}")
     out = _single(outs)
@@ -76,14 +78,14 @@ def run_elementwise(ins, outs, attrs: Mapping[str, object]) -> list[np.ndarray]:
 
 def run_elemwise_unary(ins, outs, attrs: Mapping[str, object]) -> list[np.ndarray]:
     """``linalg.elemwise_unary``: ``fun(cast(U, in))``."""
-    fun, unsigned = str(attrs.get("fun") or "exp"), unsigned_cast(attrs.get("cast"))
+    fun, unsigned = enum_name(attrs.get("fun") or "exp"), unsigned_cast(attrs.get("cast"))
     out = _single(outs)
     return [_pointwise(ins, out, lambda a: unary(fun, cast(a[0], out.dtype, unsigned)))]
 
 
 def run_elemwise_binary(ins, outs, attrs: Mapping[str, object]) -> list[np.ndarray]:
     """``linalg.elemwise_binary``: ``fun(cast(U, lhs), cast(U, rhs))``."""
-    fun, unsigned = str(attrs.get("fun") or "add"), unsigned_cast(attrs.get("cast"))
+    fun, unsigned = enum_name(attrs.get("fun") or "add"), unsigned_cast(attrs.get("cast"))
     out = _single(outs)
     return [_pointwise(ins, out, lambda a: binary(fun, *(cast(x, out.dtype, unsigned) for x in a)))]
 
@@ -106,7 +108,9 @@ def run_softmax(ins, outs, attrs: Mapping[str, object]) -> list[np.ndarray]:
     for i in range(x.shape[axis]):
         peak = np.fmax(np.take(x, i, axis=axis), peak)  # maxnumf(in, out)
     numerator = np.exp(x - np.expand_dims(peak, axis))
-    total = np.take(np.add.accumulate(numerator, axis=axis, dtype=x.dtype), -1, axis=axis)
+    total = np.zeros_like(peak)
+    for i in range(x.shape[axis]):
+        total = np.take(numerator, i, axis=axis) + total  # addf(in, out), in index order
     return [(numerator / np.expand_dims(total, axis)).astype(x.dtype, copy=False)]
 
 

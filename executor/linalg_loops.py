@@ -34,7 +34,7 @@ from xdsl.ir.affine import (
 
 from .linalg_scalar import binary, is_bool
 
-BLOCK_ELEMENTS = 1 << 20
+BLOCK_ELEMENTS = 1 << 18
 """How many (point, element) pairs a block of sequential points gathers at once."""
 
 Body = Callable[[list[np.ndarray], Callable[[int], np.ndarray]], Sequence[np.ndarray]]

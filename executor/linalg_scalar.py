@@ -208,15 +208,26 @@ BINARY_NAMES = ("add", "sub", "mul", "div", "div_unsigned", "max_signed", "min_s
                 "max_unsigned", "min_unsigned", "powf")
 
 
+def enum_name(value: object) -> str:
+    """The case name of an enum attribute given as its name (``"exp"``) or as MLIR prints it
+    (``"#linalg.elementwise_kind<exp>"``, ``"<exp>"``)."""
+    text = str(value).strip().strip('"')
+    if "<" in text and text.endswith(">"):
+        text = text[text.rindex("<") + 1:-1]
+    return text.strip().strip('"')
+
+
 def unsigned_cast(value: object) -> bool:
     """Whether a ``cast`` attribute (``"cast_signed"``, ``"cast_unsigned"``, or None for the
     default, signed) asks for unsigned casts."""
-    if value not in (None, "cast_signed", "cast_unsigned"):
+    name = "cast_signed" if value is None else enum_name(value)
+    if name not in ("cast_signed", "cast_unsigned"):
         raise ValueError(f"unknown cast {value!r}")
-    return value == "cast_unsigned"
+    return name == "cast_unsigned"
 
 
 __all__ = [
     "BINARY_NAMES", "BOOL", "UNARY", "binary", "cast", "is_bool", "is_float",
-    "maximumf", "minimumf", "select", "signed", "unary", "unsigned", "unsigned_cast", "width",
+    "enum_name", "maximumf", "minimumf", "select", "signed", "unary", "unsigned", "unsigned_cast",
+    "width",
 ]

@@ -21,25 +21,25 @@ results are bit-identical from run to run (see :mod:`.linalg_loops` for how it i
 
 Attribute keys read by :func:`run_named` (absent keys take upstream's defaults):
 
-========================  ==========================================================================
-``strides``, ``dilations``  tuple of ints per spatial dim: convolutions, depthwise, pooling
-``indexing_maps``           list of ``AffineMap`` (ins then out): matmul, batch_matmul,
-                            batch_reduce_matmul, contract (required there), elementwise
-``cast``                    ``"cast_signed"``/``"cast_unsigned"``: copy, matmul, batch_matmul,
-                            contract, elemwise_unary, elemwise_binary (batch_reduce_matmul's
-                            is ignored: upstream's body casts signed whatever it says)
-``kind``                    ``ElementwiseKind`` name (``"exp"``, ``"add"``, ``"select"`` ...): elementwise
-``fun``                     ``UnaryFn``/``BinaryFn`` name: elemwise_unary, elemwise_binary
-``permutation``             tuple of ints: transpose
-``dimensions``              tuple of ints: broadcast (the added output dims)
-``dimension``               int: softmax
-``inner_dims_pos``,         tuples of ints: pack, unpack (tile sizes resolved to ints)
-``inner_tiles``,
-``outer_dims_perm``
-========================  ==========================================================================
+* ``strides``, ``dilations``: tuple of ints, one per spatial dim (convolutions, depthwise
+  convolutions, pooling; default all 1).
+* ``indexing_maps``: list of ``AffineMap``, ins then out (matmul, batch_matmul,
+  batch_reduce_matmul, contract, where it is required, and elementwise).
+* ``cast``: ``"cast_signed"`` (default) or ``"cast_unsigned"`` (copy, matmul, batch_matmul,
+  contract, elemwise_unary, elemwise_binary; batch_reduce_matmul's is ignored, as upstream's
+  body casts signed whatever it says).
+* ``kind``: an ``ElementwiseKind`` name, ``"exp"``, ``"add"``, ``"select"`` ... (elementwise).
+* ``fun``: a ``UnaryFn``/``BinaryFn`` name (elemwise_unary, elemwise_binary).
+* ``permutation``: tuple of ints (transpose); ``dimensions``: tuple of ints, the output dims the
+  input lacks (broadcast); ``dimension``: int (softmax).
+* ``inner_dims_pos``, ``inner_tiles`` (tile sizes resolved to ints), ``outer_dims_perm``
+  (optional): tuples of ints (pack, unpack).
 
-Scalar operands (fill's value, fill_rng_2d's min/max/seed, the zero points of quantized ops,
-pack's padding value) are inputs like the others: 0-d arrays or Python numbers.
+Enum-valued attributes (``cast``, ``kind``, ``fun``, and run_generic's iterator types) may be
+given as their case name (``"cast_unsigned"``) or as MLIR prints them
+(``"#linalg.type_fn<cast_unsigned>"``). Scalar operands (fill's value, fill_rng_2d's min, max
+and seed, the zero points of quantized ops, pack's padding value) are inputs like the others:
+0-d arrays or Python numbers.
 """
 
 from __future__ import annotations
@@ -53,6 +53,7 @@ from . import linalg_data as data
 from . import linalg_elementwise as pointwise
 from .linalg_loops import Body, run_generic as _run_generic
 from .linalg_named import NAMED, run_structured
+from .linalg_scalar import enum_name
 
 Handler = Callable[[list, list, Mapping[str, object]], list]
 
@@ -109,8 +110,9 @@ def run_generic(maps: Sequence[AffineMap], iterator_types: Sequence[str],
     ``d``'s value at those points (``linalg.index``); it returns the yielded values, one per
     output. Parallel loops run vectorised, the others one point at a time in lexicographic
     order."""
+    kinds = [enum_name(k) for k in iterator_types]
     with np.errstate(all="ignore"):
-        return _run_generic(list(maps), list(iterator_types), ins, outs, body)
+        return _run_generic(list(maps), kinds, ins, outs, body)
 
 
 def run_map(ins: Sequence[np.ndarray], outs: Sequence[np.ndarray], body: Body) -> list[np.ndarray]:

@@ -927,6 +927,16 @@ def test_generic_yields_read_before_any_write():
     assert same(got[0], expected)
 
 
+def test_empty_and_zero_dimensional_iteration_spaces():
+    out = sample((2, 0), np.float32)
+    assert run_named("linalg.matmul", [np.zeros((2, 3)), np.zeros((3, 0))], [out])[0].shape == (2, 0)
+    acc = sample((2, 2), np.float32)
+    assert same(run_named("linalg.matmul", [np.zeros((2, 0), np.float32), np.zeros((0, 2), np.float32)], [acc])[0], acc)
+    scalar = amap("() -> ()")
+    got = run_generic([scalar, scalar], [], [np.float32(2)], [np.float32(3)], lambda a, index: [a[0] * a[1]])
+    assert got[0].shape == () and got[0].item() == 6.0
+
+
 def test_generic_out_of_bounds_and_extents():
     maps = [amap("(i) -> (i + 1)"), amap("(i) -> (i)")]
     with pytest.raises(IndexError):
@@ -981,6 +991,21 @@ def test_every_upstream_named_op_is_known():
         assert not known_named(name)
     with pytest.raises(NotImplementedError):
         run_named("linalg.frobnicate", [], [np.zeros(1)])
+
+
+def test_enum_attributes_as_mlir_prints_them():
+    x, y = np.array([[-1]], np.int8), np.array([[2]], np.int8)
+    got = run_named("matmul", [x, y], [np.zeros((1, 1), np.int32)], {"cast": "#linalg.type_fn<cast_unsigned>"})
+    assert got[0].item() == 510
+    got = run_named("linalg.elementwise", [np.zeros(2, np.float32)], [np.zeros(2, np.float32)],
+                    {"kind": "#linalg.elementwise_kind<exp>"})
+    assert got[0].tolist() == [1.0, 1.0]
+    kinds = ["#linalg.iterator_type<parallel>", "#linalg.iterator_type<reduction>"]
+    maps = [amap("(i, j) -> (i, j)"), amap("(i, j) -> (i)")]
+    got = run_generic(maps, kinds, [np.ones((2, 3))], [np.zeros(2)], lambda a, index: [a[0] + a[1]])
+    assert got[0].tolist() == [3.0, 3.0]
+    with pytest.raises(ValueError):
+        run_named("linalg.copy", [x], [np.zeros((1, 1), np.int32)], {"cast": "cast_sideways"})
 
 
 def test_runs_are_deterministic_and_leave_their_operands_alone():
