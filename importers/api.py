@@ -36,6 +36,21 @@ def detect_format(path: str, data: bytes | None = None) -> str:
     raise ModelImportError("unknown model format (expected a .onnx or .tflite file)")
 
 
+_READERS = {"onnx": "onnx", "tflite": "tflite"}
+"""The PyPI package each model format is read with (dependencies of memopt)."""
+
+
+def _require(fmt: str) -> None:
+    """Say exactly what to install when a format's reader is missing, before reading the model
+    (a missing reader is not a corrupt model)."""
+    import importlib.util
+
+    package = _READERS.get(fmt)
+    if package is not None and importlib.util.find_spec(package) is None:
+        raise ModelImportError(f"reading .{fmt} models needs the '{package}' package, which is not installed: "
+                               f"pip install {package}  (or reinstall memopt: pip install -e .)")
+
+
 def import_model(
     path: str, input_shapes: dict[str, tuple[int, ...]] | None = None, format: str | None = None,
     *, keep_static_if: bool = False, dims: dict[str, int] | None = None,
@@ -51,6 +66,7 @@ def import_model(
     ``trip_counts`` (ONNX) gives the trip count of a ``Loop`` whose count is a run-time value, by
     node name or first output (required when the Loop has scan outputs)."""
     fmt = format or detect_format(path)
+    _require(fmt)
     if fmt == "onnx":
         from .onnx_import import import_onnx
 
