@@ -1,0 +1,110 @@
+"""The allocations of an upstream (``func``/``memref``) function as an eager pool replays them.
+
+An eager runtime allocates each buffer when it is made and frees it after its last use. The
+buffers are the ones memopt plans (static shape, identity layout, not escaping): traced by
+:func:`~memopt.passes.upstream_lifetime.analyze_upstream` in an unplanned function, read back
+from the plan (:func:`~memopt.passes.upstream_plan_io.read_upstream_plan`) in a planned one,
+whose arena is then the static plan to compare the pools with. One memory space at a time:
+each integer memory space is a memory of its own, with its own pool.
+
+The planner numbers the branches of an ``scf.if`` over the same steps (exclusive: only one
+runs), which a pool cannot know: replayed so, the two branches' buffers would be live at once.
+So the replay re-times every buffer in a serial numbering — branches one after the other, as
+``memopt-pool`` replays the memopt dialect — by tracing each buffer again with the planner's
+own tracer over that numbering; the bound and the static plan stay the planner's (branches
+exclusive).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from xdsl.dialects import func
+from xdsl.ir import Block, Operation
+
+from memopt.diagnostics import MemoptError
+from memopt.dialects.structured import StructuredOp
+from memopt.planning import Problem
+
+from .upstream_lifetime import _Tracer
+from .upstream_plan_io import ArenaPlan
+
+
+@dataclass(frozen=True)
+class UpstreamAllocations:
+    """What a pool replays for one memory space of an upstream function."""
+
+    replayed: Problem
+    """The buffers in serial steps (branches one after the other): what the pools replay."""
+    planned: Problem
+    """The same buffers as the planner numbers them (branches exclusive): bound and static plan."""
+    plan: ArenaPlan | None
+    """The arena the function is planned into (None: not planned)."""
+
+
+def upstream_allocations(f: func.FuncOp, space: int = 0) -> UpstreamAllocations:
+    """The buffers of ``f`` in memory space ``space``: read back from its plan when planned,
+    else traced. No buffer at all is a located error (an all-zero replay would look like a
+    program that needs no memory)."""
+    from .upstream_lifetime import analyze_upstream
+    from .upstream_plan_io import is_planned, read_upstream_plan
+
+    name = f.sym_name.data
+    if is_planned(f):
+        plan = next((p for p in read_upstream_plan(f) if p.space == space), None)
+        if plan is None or not len(plan.problem):
+            raise MemoptError(f"'@{name}' has no planned buffer in memory space {space}: nothing to replay", f)
+        return UpstreamAllocations(serial_problem(f, plan.views, plan.problem), plan.problem, plan)
+    lt = analyze_upstream(f, space, 1)
+    if not len(lt.problem):
+        left = len(lt.remarks)
+        why = f" ({left} left unplanned: memopt-opt --plan-memory says why)" if left else ""
+        raise MemoptError(f"'@{name}' has no buffer memopt can trace in memory space {space} (static memref.alloc/"
+                          f"alloca){why}: nothing to replay", f)
+    return UpstreamAllocations(serial_problem(f, lt.allocs, lt.problem), lt.problem, None)
+
+
+def serial_problem(f: func.FuncOp, owners: list[Operation], problem: Problem) -> Problem:
+    """``problem``'s buffers (defined by ``owners``, in order: allocs, arena views, or calls
+    whose callee's arena they are) re-timed in the serial numbering of ``f``."""
+    tracer = _Tracer(f)
+    tracer.begin, tracer.end = _serial_numbering(f.body.blocks[0])
+    tracer.path_of = {}
+    buffers = []
+    for op, b in zip(owners, problem.buffers):
+        start = tracer.begin[op]
+        if isinstance(op, func.CallOp):  # a callee's arena: live for the call
+            buffers.append(replace(b, start=start, end=start + 1, path=()))
+            continue
+        t = tracer.trace(op)
+        stop = t.last + 1
+        if t.carried_by is not None:  # double buffered: both live over the loop
+            start, stop = tracer.begin[t.carried_by], max(t.last, tracer.end[t.carried_by]) + 1
+        buffers.append(replace(b, start=start, end=stop, path=()))
+    return Problem.of(buffers)
+
+
+def _serial_numbering(body: Block) -> tuple[dict[Operation, int], dict[Operation, int]]:
+    """Begin/end step of every op with every region numbered after the previous one (the
+    planner's numbering, but the branches of a branching op consecutive instead of overlaid)."""
+    begin: dict[Operation, int] = {}
+    end: dict[Operation, int] = {}
+
+    def walk(block: Block, step: int) -> int:
+        for op in block.ops:
+            begin[op] = step
+            step += 1
+            if not isinstance(op, StructuredOp):  # a linalg body is scalar code: one step
+                for region in op.regions:
+                    for b in region.blocks:
+                        step = walk(b, step)
+            end[op] = step
+            if op.regions and not isinstance(op, StructuredOp):
+                step += 1
+        return step
+
+    walk(body, 0)
+    return begin, end
+
+
+__all__ = ["UpstreamAllocations", "serial_problem", "upstream_allocations"]
