@@ -12,8 +12,10 @@ Two ways in, for a flow that already holds an xDSL ``ModuleOp`` (memopt's dialec
   on-chip total with DMA staging buffers, and every planned buffer's offset.
 
 :func:`context` is an xDSL ``Context`` with every dialect memopt reads, for flows that parse text.
-The plan is read back from the IR the passes wrote (views' offsets on upstream IR, the
-``memopt.plan`` attribute and ``memopt.offset``s on memopt's dialect), never recomputed.
+The plan is read back from the IR the passes wrote, never recomputed: on upstream IR by the one
+reader of upstream plans (:func:`~memopt.passes.upstream_plan_io.read_upstream_plan`: the arena
+views and their offsets, every memory space's arena), on memopt's dialect from the
+``memopt.plan`` attribute and the ``memopt.offsets``.
 """
 
 from __future__ import annotations
@@ -21,9 +23,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
-from xdsl.dialects import func, memref
+from xdsl.dialects import func
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr
-from xdsl.ir import OpResult
 
 from memopt.passes.insert_dma import InsertDmaPass
 from memopt.passes.lower_to_memref import LowerToMemrefPass
@@ -35,7 +36,11 @@ from memopt.passes.plan_memory import PlanMemoryPass
 class PlannedBuffer:
     name: str
     offset: int
+    """Byte offset in its arena."""
     size: int
+    space: int = 0
+    """The memory space whose arena holds it (upstream IR: one arena per integer memory space;
+    always 0 on memopt's dialect)."""
 
 
 @dataclass(frozen=True)
@@ -51,6 +56,8 @@ class FunctionSummary:
     onchip_size: int
     """Arena plus DMA staging buffers (= ``arena_size`` without ``dma``)."""
     buffers: tuple[PlannedBuffer, ...] = field(default=())
+    space_arena_sizes: tuple[tuple[int, int], ...] = field(default=())
+    """``(space, bytes)`` of every arena in a memory space other than the default one."""
 
 
 @dataclass(frozen=True)
@@ -128,48 +135,49 @@ def _memopt_buffers(f: func.FuncOp) -> tuple[PlannedBuffer, ...]:
     return tuple(sorted(bufs, key=lambda b: (b.offset, b.name)))
 
 
+def _upstream_summary(f: func.FuncOp) -> FunctionSummary | None:
+    """An upstream function's plan, read back by the one reader of upstream plans (every arena
+    view, double-buffered ones as ``name#0``/``name#1``; DMA staging buffers left out: they are
+    in ``onchip_size``); None when the function is not planned."""
+    from memopt.passes.upstream_dma import ONCHIP_SIZE_ATTR, STAGING_ATTR
+    from memopt.passes.upstream_attrs import ARENA_SIZE_ATTR, LOWER_BOUND_ATTR, STRATEGY_ATTR
+    from memopt.passes.upstream_plan_io import read_upstream_plan
+
+    size = f.attributes.get(ARENA_SIZE_ATTR)
+    if not isinstance(size, IntegerAttr):
+        return None
+    plans = sorted(read_upstream_plan(f), key=lambda p: p.space)
+    bufs = sorted((PlannedBuffer(b.id, off, b.size, p.space) for p in plans
+                   for b, off, v in zip(p.problem.buffers, p.offsets, p.views) if STAGING_ATTR not in v.attributes),
+                  key=lambda b: (b.space, b.offset, b.name))
+    lb, strat, onchip = (f.attributes.get(a) for a in (LOWER_BOUND_ATTR, STRATEGY_ATTR, ONCHIP_SIZE_ATTR))
+    return FunctionSummary(
+        f.sym_name.data, size.value.data, lb.value.data if isinstance(lb, IntegerAttr) else 0,
+        strat.data if isinstance(strat, StringAttr) else "",
+        onchip.value.data if isinstance(onchip, IntegerAttr) else size.value.data, tuple(bufs),
+        tuple((p.space, p.size) for p in plans if p.space != 0),
+    )
+
+
 def summarize(module: ModuleOp) -> PlanSummary:
     """The plan already written in ``module`` (by ``plan-memory`` and ``insert-dma``)."""
     from memopt.dialects.memopt import PLAN_ATTR, PlanAttr
-    from memopt.passes.upstream_plan import ARENA_SIZE_ATTR, LOWER_BOUND_ATTR, STRATEGY_ATTR, arena_value
-    from memopt.passes.upstream_dma import ONCHIP_SIZE_ATTR, STAGING_ATTR
-    from memopt.passes.upstream_lifetime import element_bytes
 
     out = []
     module_onchip = module.attributes.get("memopt.onchip_size")
     for f in module.body.block.ops:
         if not isinstance(f, func.FuncOp) or not f.body.blocks:
             continue
-        name = f.sym_name.data
         p = f.attributes.get(PLAN_ATTR)
         if isinstance(p, PlanAttr):
             bufs = _memopt_buffers(f)
             onchip = module_onchip.value.data if isinstance(module_onchip, IntegerAttr) else p.arena_size.data
-            out.append(FunctionSummary(name, p.arena_size.data, p.lower_bound.data, p.strategy.data, onchip, bufs))
+            out.append(FunctionSummary(f.sym_name.data, p.arena_size.data, p.lower_bound.data, p.strategy.data, onchip,
+                                       bufs))
             continue
-        size = f.attributes.get(ARENA_SIZE_ATTR)
-        if not isinstance(size, IntegerAttr):
-            continue
-        lb = f.attributes[LOWER_BOUND_ATTR]
-        strat = f.attributes[STRATEGY_ATTR]
-        onchip = f.attributes.get(ONCHIP_SIZE_ATTR)
-        arena = arena_value(f)
-        bufs = []
-        if arena is not None:
-            for use in arena.uses:
-                v = use.operation
-                if isinstance(v, memref.ViewOp) and STAGING_ATTR not in v.attributes:
-                    off = v.byte_shift
-                    if isinstance(off, OpResult) and isinstance(getattr(off.op, "value", None), IntegerAttr):
-                        n = element_bytes(v.results[0].type) or 1
-                        for d in v.results[0].type.get_shape():
-                            n *= d
-                        bufs.append(PlannedBuffer(v.results[0].name_hint or "", off.op.value.value.data, n))
-        bufs.sort(key=lambda b: (b.offset, b.name))
-        out.append(FunctionSummary(
-            name, size.value.data, lb.value.data, strat.data if isinstance(strat, StringAttr) else "",
-            onchip.value.data if isinstance(onchip, IntegerAttr) else size.value.data, tuple(bufs),
-        ))
+        summary = _upstream_summary(f)
+        if summary is not None:
+            out.append(summary)
     return PlanSummary(tuple(out))
 
 
