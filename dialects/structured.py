@@ -32,7 +32,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from xdsl.dialects.builtin import (
-    DenseArrayBase, DictionaryAttr, IndexTypeConstr, IntegerAttr, MemRefType, ShapedType, TensorType, i32, i64,
+    ArrayAttr, DenseArrayBase, DictionaryAttr, IndexTypeConstr, IntegerAttr, MemRefType, ShapedType, TensorType, i32, i64,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.parser import Parser, UnresolvedOperand
@@ -60,7 +60,8 @@ class StructuredOp(Operation):
     name = "linalg.structured"
     traits = traits_def()
     syntax: tuple | None = None
-    """The clauses of its custom form as read, in order (None: printed generic)."""
+    """The clauses of its custom form as read, in order (None: an op built by a pass, printed
+    with every attribute in a leading dictionary)."""
 
     # ------------------------------------------------------------------ operands
     @property
@@ -306,15 +307,11 @@ def _type_list(p: Parser) -> list[Attribute]:
 
 
 def _is_bracket_list(value: Attribute) -> bool:
-    from xdsl.dialects.builtin import ArrayAttr
-
     return isinstance(value, ArrayAttr)
 
 
 def _array_of_ints(value: Attribute) -> Attribute:
     """``[1, 0]`` as upstream stores it (``array<i64: 1, 0>``) when it is a list of integers."""
-    from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, i64
-
     if isinstance(value, ArrayAttr) and value.data and all(isinstance(v, IntegerAttr) for v in value.data):
         return DenseArrayBase.from_list(i64, [v.value.data for v in value.data])  # type: ignore[union-attr]
     return value
