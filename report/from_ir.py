@@ -170,7 +170,7 @@ def plan_view(module: ModuleOp, source: str, target: Target, *, func_name: str |
         if is_upstream(f):
             from .upstream import upstream_function_views
 
-            views += upstream_function_views(f)
+            views += upstream_function_views(f, target)
             continue
         plan = f.attributes.get(PLAN_ATTR)
         if not isinstance(plan, PlanAttr):

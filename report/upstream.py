@@ -8,7 +8,8 @@ per arena: the default memory space's under the function's name, with the stagin
 ``insert-dma`` placed after the planned bytes in their own panel; each other memory space's
 as ``name (memory space N)``. A plan that is not sound — overlapping buffers, a buffer outside
 its arena, recorded sizes or bounds that disagree with the buffers — is a located error, never
-a picture. The DMA schedule of memref programs is not timed yet: each function says so.
+a picture. The DMA timelines are :mod:`memopt.report.upstream_timeline`'s, on the default
+space's view.
 """
 
 from __future__ import annotations
@@ -21,10 +22,12 @@ from xdsl.dialects.builtin import IntegerAttr, StringAttr
 from memopt.diagnostics import MemoptError
 from memopt.planning import Problem, lower_bound
 
+from memopt.planning.latency import Target
+
 from .model import BranchSpan, FunctionView, StagingBox, TensorBox
+from .upstream_timeline import upstream_timelines
 from .validate import Violation, bound_violation, extent_violation, layout_violation, recorded_bound_violation
 
-NO_TIMELINE = "DMA timeline: not drawn for memref programs yet"
 
 
 def _int_attr(f: func.FuncOp, name: str) -> int | None:
@@ -32,9 +35,10 @@ def _int_attr(f: func.FuncOp, name: str) -> int | None:
     return a.value.data if isinstance(a, IntegerAttr) else None
 
 
-def upstream_function_views(f: func.FuncOp) -> list[FunctionView]:
+def upstream_function_views(f: func.FuncOp, target: Target) -> list[FunctionView]:
     """The report data of planned upstream function ``f``: one view per arena, default space
-    first (an unplanned function or an unsound plan: a located :class:`MemoptError`)."""
+    first, its DMA timelines on the default space's (an unplanned function or an unsound plan:
+    a located :class:`MemoptError`)."""
     from memopt.passes.upstream_plan_detail import branch_spans
     from memopt.passes.upstream_plan_io import is_planned, read_upstream_plan
 
@@ -46,8 +50,7 @@ def upstream_function_views(f: func.FuncOp) -> list[FunctionView]:
     if not any(v.space == 0 for v in views):  # nothing planned in the default space: no arena op
         views.insert(0, _empty_view(f))
     loose = _unplanned_staging(f)
-    if loose:
-        views[0] = replace(views[0], notes=(loose, *views[0].notes))
+    views[0] = replace(views[0], timelines=tuple(upstream_timelines(f, target)), notes=(loose,) if loose else ())
     return views
 
 
@@ -72,7 +75,7 @@ def _empty_view(f: func.FuncOp) -> FunctionView:
 
     size, lb = _int_attr(f, ARENA_SIZE_ATTR) or 0, _int_attr(f, LOWER_BOUND_ATTR) or 0
     _raise(f, None, bound_violation(size, lb) or recorded_bound_violation(lb, 0))
-    return FunctionView(f.sym_name.data, size, lb, _strategy(f), (), notes=(NO_TIMELINE,))
+    return FunctionView(f.sym_name.data, size, lb, _strategy(f), ())
 
 
 def _strategy(f: func.FuncOp) -> str:
@@ -97,7 +100,7 @@ def _arena_view(f: func.FuncOp, plan, branches: tuple[BranchSpan, ...]) -> Funct
     strategy = _strategy(f)  # every memory space's arena is planned by the same strategy
     mode = strategy.rsplit("/", 1)[1] if "/" in strategy else ""
     return FunctionView(name, arena_size, lb, strategy, boxes, mode=mode, branches=branches, staging=staging,
-                        onchip_size=onchip, notes=(NO_TIMELINE,), space=plan.space)
+                        onchip_size=onchip, space=plan.space)
 
 
 def _check(f: func.FuncOp, plan, kinds: list[str]) -> tuple[int, int, int | None]:
@@ -135,4 +138,4 @@ def _raise(f: func.FuncOp, plan, v: Violation | None) -> None:
     raise MemoptError(message, plan.views[v.buffer] if v.buffer is not None else f)
 
 
-__all__ = ["NO_TIMELINE", "upstream_function_views"]
+__all__ = ["upstream_function_views"]

@@ -9,7 +9,7 @@ The report is read from the plan in the input alone (offsets and arena size from
 attributes, lifetimes from the IR, DMA schedule from its ``dma_start``/``dma_wait`` ops): nothing
 is re-planned, so it shows exactly what was planned. Upstream (``func``/``memref``) plans are read
 by the one reader of upstream plans (arena views and their offsets; one picture per memory
-space's arena; their DMA schedule is not timed yet, which the summary says). A plan that is not
+space's arena; the DMA timeline from their ``memref.dma_start``/``dma_wait`` ops). A plan that is not
 sound (overlap, a tensor past the arena, an arena below its lower bound, recorded sizes or
 bounds the tensors contradict) is a located error, exit 1, never a picture. The format follows ``-o``'s extension
 (``.txt``, ``.html``, ``.svg``, ``.png``; stdout is text). A picture shows one function: ``--func``,

@@ -75,7 +75,9 @@ def test_report_shows_what_the_reader_reads() -> None:
                      "p": "intermediate", "q": "intermediate", "n#0": "loop-carried", "n#1": "loop-carried",
                      "o": "output"}
     assert [(b.if_id, b.branch) for b in fv.branches] == [(0, 0), (0, 1)]
-    assert "DMA timeline: not drawn for memref programs yet" in summary_text(view)
+    assert [r.name for r in fv.timelines] == ["@main/0", "@main/if0/else/0", "@main/loop1/body/0", "@main/2"]
+    streamed = next(r for r in fv.timelines if r.name == "@main/if0/else/0")
+    assert [e.label for e in streamed.events if e.lane == "dma"] == ["load @w"]
 
 
 def _moved(text: str, name: str, offset: int):
