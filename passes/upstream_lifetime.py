@@ -249,6 +249,8 @@ class _Tracer:
             work.extend(r for r in user.results if isinstance(r.type, MemRefType))
         elif isinstance(user, CloneOp):
             t.accessed = True  # read; the clone is a buffer of its own
+        elif isinstance(user, func.CallOp) and _is_scratch_operand(user, index):
+            t.accessed = True  # a callee's arena: its buffers never outlive the call
         elif isinstance(user, func.ReturnOp):
             t.escape = "it is returned by the function"
         elif isinstance(user, ToTensorOp):
@@ -292,6 +294,14 @@ class _Tracer:
 
 def _op_name(op: Operation) -> str:
     return op.op_name.data if isinstance(op, UnregisteredOp) else op.name
+
+
+def _is_scratch_operand(call: func.CallOp, index: int) -> bool:
+    """Whether operand ``index`` of ``call`` is the callee's arena (its last argument, named by
+    the callee's ``memopt.arena_arg``)."""
+    from .upstream_calls import call_scratch
+
+    return index == len(call.operands) - 1 and call_scratch(call) is not None
 
 
 def _ends_nested_block(op: Operation) -> bool:
@@ -390,7 +400,7 @@ def analyze_upstream(f: func.FuncOp, space: int = 0, alignment: int = 1) -> Upst
         if t.carried_by is not None:
             lt.carried[op] = t.carried_by
     if space == 0:
-        buffers += _call_scratch(tracer, lt, alignment)
+        buffers += _call_scratch(tracer, lt, alignment, names)
     lt.problem = Problem.of(buffers)
     return lt
 
@@ -401,7 +411,7 @@ def _unstructured(f: func.FuncOp) -> bool:
     return len(f.body.blocks) > 1 or any(len(r.blocks) > 1 for op in f.body.walk() for r in op.regions)
 
 
-def _call_scratch(tracer: _Tracer, lt: UpstreamLifetimes, alignment: int) -> list[Buffer]:
+def _call_scratch(tracer: _Tracer, lt: UpstreamLifetimes, alignment: int, names: _Names) -> list[Buffer]:
     """A buffer per call to a planned function that takes its arena as an argument: the
     callee's scratch, live for the call (:mod:`memopt.passes.upstream_calls`)."""
     from .upstream_calls import call_scratch
@@ -413,7 +423,7 @@ def _call_scratch(tracer: _Tracer, lt: UpstreamLifetimes, alignment: int) -> lis
             continue
         size, align = scratch
         step = tracer.begin[op]
-        name = f"{op.callee.root_reference.data}.arena@{step}"
+        name = names.take_name(scratch_name(op))
         buffers.append(Buffer(name, size, step, step + 1, max(alignment, align), tracer.path_of.get(op.parent_block(), ())))
         lt.allocs.append(op)
     return buffers
@@ -432,6 +442,11 @@ def _buffers(tracer: _Tracer, op: Operation, t: _Trace, name: str, alignment: in
     return [Buffer(f"{name}#{k}", size, start, stop, max(1, align), path) for k in (0, 1)]
 
 
+def scratch_name(call: func.CallOp) -> str:
+    """The name of the callee's arena passed at ``call`` (its view's SSA name)."""
+    return f"{call.callee.root_reference.data}_arena"
+
+
 class _Names:
     """Unique buffer names from the allocs' SSA names."""
 
@@ -439,7 +454,9 @@ class _Names:
         self.used: set[str] = set()
 
     def take(self, op: Operation) -> str:
-        base = op.results[0].name_hint or f"alloc{len(self.used)}"
+        return self.take_name(op.results[0].name_hint or f"alloc{len(self.used)}")
+
+    def take_name(self, base: str) -> str:
         name, k = base, 1
         while name in self.used:
             name = f"{base}_{k}"
@@ -448,5 +465,5 @@ class _Names:
         return name
 
 
-__all__ = ["ALLOCS", "DEALLOCS", "VIEWS", "UpstreamLifetimes", "analyze_upstream", "byte_size", "element_bytes",
+__all__ = ["scratch_name", "ALLOCS", "DEALLOCS", "VIEWS", "UpstreamLifetimes", "analyze_upstream", "byte_size", "element_bytes",
            "is_identity_layout", "is_upstream", "memory_space", "memory_spaces", "plannable"]

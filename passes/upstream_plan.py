@@ -24,7 +24,7 @@ from memopt.dialects.ownership import DeallocOp
 from memopt.dialects.upstream_syntax import AllocOp
 from memopt.planning import Solution
 
-from .upstream_lifetime import VIEWS, UpstreamLifetimes
+from .upstream_lifetime import VIEWS, UpstreamLifetimes, scratch_name
 
 from .upstream_attrs import (  # noqa: F401 - re-exported
     ARENA_ALIGNMENT_ATTR, ARENA_ARG_ATTR, ARENA_ATTR, ARENA_MODES, ARENA_SIZE_ATTR, LOWER_BOUND_ATTR,
@@ -159,7 +159,7 @@ def _pass_scratch(call: func.CallOp, arena: SSAValue, offset: SSAValue) -> None:
     scratch = call_scratch(call)
     assert scratch is not None
     view = memref.ViewOp(arena, offset, [], MemRefType(i8, [scratch[0]]))
-    view.results[0].name_hint = f"{call.callee.root_reference.data}_arena"
+    view.results[0].name_hint = scratch_name(call)
     new = func.CallOp(call.callee, [*call.arguments, view.results[0]], [r.type for r in call.results])
     new.attributes.update(call.attributes)
     Rewriter.insert_op([view, new], InsertPoint.before(call))

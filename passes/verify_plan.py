@@ -87,11 +87,31 @@ def verify_upstream_function(f) -> None:
             if off < 0 or off + b.size > plan.size:
                 raise MemoptError(f"invalid plan{where}: buffer '{b.id}' [{off}, {off + b.size}) lies outside its "
                                   f"{plan.size}-byte arena", view)
+        _check_upstream_lower_bound(f, plan)
         onchip = f.attributes.get(ONCHIP_SIZE_ATTR) if plan.space == 0 else None
         recorded = onchip.value.data if onchip is not None else plan.recorded_size  # type: ignore[union-attr]
         if recorded is not None and recorded != max(plan.size, 1) and not (recorded == 0 and plan.size == 1):
             raise MemoptError(f"invalid plan{where}: the recorded size {recorded} is not the arena's {plan.size} bytes",
                               f)
+
+
+def _check_upstream_lower_bound(f, plan) -> None:
+    """The recorded ``memopt.lower_bound`` is the bound of the buffers read back (the default
+    space's arena; DMA staging views, placed after the plan, are not counted)."""
+    from xdsl.dialects.builtin import IntegerAttr
+
+    from memopt.passes.upstream_attrs import LOWER_BOUND_ATTR
+    from memopt.passes.upstream_dma import STAGING_ATTR
+    from memopt.planning import Problem, lower_bound
+
+    recorded = f.attributes.get(LOWER_BOUND_ATTR)
+    if plan.space != 0 or not isinstance(recorded, IntegerAttr):
+        return
+    planned = [b for b, v in zip(plan.problem.buffers, plan.views) if STAGING_ATTR not in v.attributes]
+    lb = lower_bound(Problem.of(planned))
+    if recorded.value.data != lb:
+        raise MemoptError(f"invalid plan: recorded lower_bound {recorded.value.data} is not the plan's lower bound "
+                          f"{lb}", f)
 
 
 @dataclass(frozen=True)
