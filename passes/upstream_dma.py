@@ -204,12 +204,23 @@ class _Stager:
     next_tag: int = 0
     replaced: list[Operation] = field(default_factory=list)
     """The ops that defined the replaced operands (maybe dead now)."""
+    anchor: Operation | None = None
+    """The first op of the Region being written: its index constants go right before it."""
+    consts: dict[tuple[int, int], SSAValue] = field(default_factory=dict)
+
+    def index(self, v: int) -> SSAValue:
+        """An ``index`` constant ``v``, one per block (before the first Region that needs it)."""
+        assert self.anchor is not None
+        key = (id(self.anchor.parent_block()), v)
+        if key not in self.consts:
+            self.consts[key] = _index(v, self.anchor)
+        return self.consts[key]
 
     def copy_of(self, buffer: str, offset: int, w: UpstreamWeight, before: Operation) -> SSAValue:
         """The staged copy of ``w`` at ``offset``: a view of the global's own type."""
         stage = self.stage[buffer]
         t = in_space(w.global_type, space_of(stage.type))
-        view = memref.ViewOp(stage, _index(offset, before), [], t)
+        view = memref.ViewOp(stage, self.index(offset), [], t)
         return _insert(view, before, before).results[0]
 
     def start(self, kernel: Operation, weights: list[UpstreamWeight], buffer: str, base: int,
@@ -219,15 +230,15 @@ class _Stager:
         offsets, _ = stage_layout([w.nbytes for w in ws], self.alignment)
         out = []
         for w, off in zip(ws, offsets):
-            tag = _index(self.next_tag, before)
+            tag = self.index(self.next_tag)
             self.next_tag += 1
             g = _insert(memref.GetGlobalOp(w.symbol, w.global_type), before, kernel)
-            zero = _index(0, before)
+            zero = self.index(0)
             if _is_bytes(w.global_type):
-                dst, dst_at = self.stage[buffer], [_index(base + off, before)]
+                dst, dst_at = self.stage[buffer], [self.index(base + off)]
             else:
                 dst, dst_at = self.copy_of(buffer, base + off, w, before), [zero] * len(w.global_type.get_shape())
-            n = _index(w.elements, before)
+            n = self.index(w.elements)
             s = memref.DmaStartOp.get(g.results[0], [zero] * len(w.global_type.get_shape()), dst, dst_at, n,
                                       self.tags, [tag])
             _insert(s, before, kernel)
@@ -236,7 +247,7 @@ class _Stager:
 
     def wait(self, kernel: Operation, transfers: list[_Transfer]) -> None:
         for t in transfers:
-            _insert(memref.DmaWaitOp.get(self.tags, [t.tag], _index(t.weight.elements, kernel)), kernel, kernel)
+            _insert(memref.DmaWaitOp.get(self.tags, [t.tag], self.index(t.weight.elements)), kernel, kernel)
 
     def staged_operand(self, buffer: str, offset: int, w: UpstreamWeight, kernel: Operation) -> SSAValue:
         """The kernel's operand, read from the staged copy (a byte global's first view folded
@@ -247,7 +258,7 @@ class _Stager:
         if _is_bytes(w.global_type) and shift is not None:
             stage = self.stage[buffer]
             t = in_space(first.results[0].type, space_of(stage.type))
-            view = memref.ViewOp(stage, _index(offset + shift, kernel), list(first.sizes), t)
+            view = memref.ViewOp(stage, self.index(offset + shift), list(first.sizes), t)
             value, chain = _insert(view, kernel, kernel).results[0], chain[1:]
         else:
             value = self.copy_of(buffer, offset, w, kernel)
@@ -312,11 +323,24 @@ def write_schedule(module: ModuleOp, plan: list[tuple[func.FuncOp, Region, list[
     _drop_unused_declarations(module, {callee for callee, _ in variants})
 
 
+def _region_start(r: Region, stager: _Stager) -> Operation:
+    """Where the Region's first loads go: its first op still in place (the old arena alloc may
+    have been replaced), or right after the staging buffers when they are defined below it."""
+    anchor = next(o for o in r.ops if o.parent is not None)
+    block = anchor.parent_block()
+    for v in [*stager.stage.values(), stager.tags]:
+        op = v.owner
+        if isinstance(op, Operation) and op.parent_block() is block and (op is anchor or anchor.is_before_in_block(op)):
+            anchor = op.next_op
+    return anchor
+
+
 def _rewrite(stager: _Stager, r: Region, ops: list[Operation], loads: list,
              weights: dict[Operation, list[UpstreamWeight]]) -> None:
     """The Region's DMA schedule, as :func:`memopt.passes.insert_dma._rewrite` emits it:
     starts where each load says, waits right before their kernel."""
-    anchor = next(o for o in r.ops if o.parent is not None)  # the old arena alloc may have been replaced
+    anchor = _region_start(r, stager)
+    stager.anchor = anchor
     load_of = {ld.op: ld for ld in loads}
     before_op: dict[int, list] = {}
     after_op: dict[int, list] = {}
