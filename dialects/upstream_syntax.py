@@ -30,6 +30,7 @@ from xdsl.ir import Attribute, Dialect, Operation, SSAValue
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.traits import IsTerminator, SingleBlockImplicitTerminator
+from xdsl.utils.exceptions import VerifyException
 
 
 def _indexed(parser: Parser) -> tuple[UnresolvedOperand, list[UnresolvedOperand]]:
@@ -91,6 +92,17 @@ class GlobalOp(memref.GlobalOp):
 
 
 class CopyOp(memref.CopyOp):
+    def verify_(self) -> None:
+        """Upstream's rule: shapes that agree wherever both are static (a dynamic ``?`` matches
+        any size), and the same element type; xDSL asks for identical shapes."""
+        source, dest = self.source.type, self.destination.type
+        assert isinstance(source, MemRefType) and isinstance(dest, MemRefType)
+        a, b = source.get_shape(), dest.get_shape()
+        if len(a) != len(b) or any(x >= 0 and y >= 0 and x != y for x, y in zip(a, b)):
+            raise VerifyException(f"source and destination shapes differ: {list(a)} and {list(b)}")
+        if source.get_element_type() != dest.get_element_type():
+            raise VerifyException("source and destination element types differ")
+
     @classmethod
     def parse(cls, parser: Parser) -> CopyOp:
         source = parser.parse_unresolved_operand()

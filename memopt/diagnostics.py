@@ -11,10 +11,11 @@ Passes report errors with ``raise MemoptError("message", op)``; the driver print
 from __future__ import annotations
 
 import bisect
+import math
 import re
 import weakref
 
-from xdsl.dialects.builtin import FileLineColLoc, ModuleOp
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FileLineColLoc, ModuleOp, TensorType
 from xdsl.ir import BlockArgument, Operation, OpResult
 from xdsl.irdl import IRDLOperation
 from xdsl.parser import Parser
@@ -147,6 +148,31 @@ class LocatedParser(Parser):
                 not content[m.end():self._current_token.span.start].strip():
             cache[text] = result
         return result
+
+    _SPLAT = re.compile(r'<\s*(?:[-+]?[0-9][0-9.eE+-]*|true|false|"0x[0-9A-Fa-f]{2,16}")\s*>')
+
+    def parse_dense_int_or_fp_elements_attr(self, type):
+        """A splat ``dense<0.02> : tensor<25088x4096xf32>`` kept as its one element (xDSL's
+        attribute prints it back the same: one value is a splat), not expanded to every element.
+        Why: bufferized models hold splat constants of hundreds of millions of elements, which
+        took xDSL minutes and gigabytes to pack; nothing in memopt needs them expanded."""
+        start = self._current_token.span.start
+        m = self._SPLAT.match(self.lexer.input.content, start)
+        if m is None:
+            return super().parse_dense_int_or_fp_elements_attr(type)
+        full, end = type, m.end()
+        if full is None:
+            self._resume_from(m.end())
+            self.parse_punctuation(":", " in dense attribute")
+            full = self._parse_dense_literal_type()
+            end = self._current_token.span.start
+        if math.prod(full.get_shape()) <= 1:
+            self._resume_from(start)
+            return super().parse_dense_int_or_fp_elements_attr(type)
+        self._resume_from(start)
+        one = super().parse_dense_int_or_fp_elements_attr(TensorType(full.element_type, [1]))
+        self._resume_from(end)
+        return DenseIntOrFPElementsAttr(full, one.data)
 
     def parse_type(self):
         result = self.parse_optional_type()
