@@ -878,7 +878,7 @@ UPSTREAM = "builtin.module(func.func(static-memory-planner-analysis{algorithm=be
 STEP_TIMEOUT = 120
 ELEM_BYTES = {"f64": 8, "i64": 8, "index": 8, "f32": 4, "i32": 4, "f16": 2, "bf16": 2, "i16": 2, "i8": 1, "i1": 1}
 COLUMNS = ["file", "form", "plan", "remarks", "reasons", "arena", "unplanned", "upstream", "up_arena",
-           "up_unplanned", "verify_plan", "verify_dma", "check", "dma", "reads_const"]
+           "up_unplanned", "verify_plan", "verify_dma", "check", "dma", "check_dma", "reads_const"]
 
 
 def memref_bytes(ty: str) -> int | None:
@@ -946,9 +946,24 @@ def plan_columns(log, src: pathlib.Path, dest: pathlib.Path, row: dict) -> str |
         row["plan"] = "ERR " + first_error(err)[:100]
         return None
     row["plan"] = "ok"
-    row["arena"] = sum(int(x) for x in re.findall(r"memopt\.arena_size = (\d+)", out))
+    row["arena"] = memopt_arena_bytes(out)
     row["unplanned"] = left_bytes(out, lambda n, ln: "memopt.arena" in ln)
     return out
+
+
+def memopt_arena_bytes(text: str) -> int:
+    """The bytes of every arena memopt allocates: each function's ``memopt.arena_size`` and
+    ``memopt.space_arena_sizes``, except a callee's whose arena is an argument (a slice of its
+    caller's arena, counted there)."""
+    total = 0
+    for line in text.splitlines():
+        if "func.func" not in line or "memopt.arena_size" not in line:
+            continue
+        sizes = re.findall(r'"\d+" = (\d+) : i64', line.split("memopt.space_arena_sizes", 1)[1]) \
+            if "memopt.space_arena_sizes" in line else []
+        own = 0 if "memopt.arena_arg" in line else int(re.search(r"memopt\.arena_size = (\d+)", line).group(1))
+        total += own + sum(int(x) for x in sizes)
+    return total
 
 
 def upstream_columns(log, src: pathlib.Path, dest: pathlib.Path, row: dict) -> None:
@@ -1004,12 +1019,15 @@ def measure_file(corpus: pathlib.Path, name: str) -> dict:
             row["verify_dma"] = row["dma"] = "ERR " + first_error(err)[:90]
         rc, _, err = step(log, [tool("memopt-run"), str(planned), "--check"])
         row["check"] = "ok" if rc == 0 else "FAIL " + first_error(err)[:90]
+        if isinstance(row["dma"], int) and row["dma"] > 0:
+            rc, _, err = step(log, [tool("memopt-run"), str(dmaed), "--check"])
+            row["check_dma"] = "ok" if rc == 0 else "FAIL " + first_error(err)[:90]
     return row
 
 
-def corpus_files(corpus: pathlib.Path, only: str | None) -> list[str]:
+def corpus_files(corpus: pathlib.Path, only: str | None, exclude: str | None = None) -> list[str]:
     names = sorted(p.name for p in corpus.glob("*.mlir"))
-    return [n for n in names if only is None or only in n]
+    return [n for n in names if (only is None or only in n) and (exclude is None or exclude not in n)]
 
 
 def run(args) -> int:
@@ -1020,7 +1038,7 @@ def run(args) -> int:
     for t in ("memopt-opt", "memopt-run", "iree-opt"):
         tool(t)
     (corpus / "logs").mkdir(exist_ok=True)
-    names = corpus_files(corpus, args.only)
+    names = corpus_files(corpus, args.only, args.exclude)
     print("| " + " | ".join(COLUMNS) + " |")
     print("|" + "---|" * len(COLUMNS))
     rows = []
@@ -1028,7 +1046,8 @@ def run(args) -> int:
         for row in pool.map(measure, [(corpus, n) for n in names]):
             rows.append(row)
             print("| " + " | ".join(str(row[c]).replace("|", "/") for c in COLUMNS) + " |", flush=True)
-    suffix = ".only-" + re.sub(r"[^\w.-]", "_", args.only) if args.only else ""
+    suffix = (".only-" + re.sub(r"[^\w.-]", "_", args.only) if args.only else "") + \
+        (".without-" + re.sub(r"[^\w.-]", "_", args.exclude) if args.exclude else "")
     table = corpus.parent / f"{corpus.name}{suffix}.csv"
     with open(table, "w", newline="") as fh:
         w = csv.DictWriter(fh, COLUMNS)
@@ -1063,6 +1082,9 @@ def run_summary(rows: list[dict]) -> list[str]:
         count_line("check: memopt-run --check ok", rows, lambda r: r["check"] == "ok"),
         count_line("dma: reads constants", rows, lambda r: r["reads_const"] == "yes"),
         count_line("dma: reads constants and has memref.dma_start", const, lambda r: isinstance(r["dma"], int) and r["dma"] > 0),
+        count_line("dma: reads constants, has memref.dma_start, verifies and is proven by --check", const,
+                   lambda r: isinstance(r["dma"], int) and r["dma"] > 0 and r["verify_dma"] == "yes"
+                   and r["check_dma"] == "ok"),
     ]
     errors = {}
     for r in rows:
@@ -1129,6 +1151,7 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--corpus", help="corpus directory (default ~/.cache/memopt-flows/seed<S>)")
     r.add_argument("--only", help="only the files whose name contains this")
+    r.add_argument("--exclude", help="leave out the files whose name contains this (e.g. onnx_)")
     r.add_argument("--jobs", type=int, default=2)
     s = sub.add_parser("sample", help="copy a small deterministic sample of the corpus to DIR")
     s.add_argument("dir")
