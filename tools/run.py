@@ -1,4 +1,4 @@
-"""``memopt-run``: execute a memopt-dialect function with numpy, or prove its memory plan.
+"""``memopt-run``: execute a function with numpy, or prove its memory plan.
 
     memopt-run IN.mlir [--func NAME] [--seed N]             run unplanned, print the results
     memopt-run IN.mlir --planned [--dma-landing start|wait] run in the planned arena
@@ -14,6 +14,12 @@ at start and at wait), on every execution path — each ``if`` forced both ways,
 differs::
 
     memopt-run: error: FILE:LINE:COL: tensor '%x' differs between planned and unplanned execution
+
+Upstream MLIR (``func``/``memref``/``linalg``/``scf``/``affine``/``arith``/``math``/
+``bufferization`` after bufferization, planned into an arena's views) runs with the ops' real
+semantics (:mod:`memopt.executor.memref_exec`); ``--check`` names the first buffer a read finds
+clobbered and the buffer that overwrote it, ``--input-shape NAME=AxB`` gives a dynamically shaped
+argument its shape, and the plain run prints the results and the memref arguments' final values.
 
 Every failure is one line on stderr (internal errors exit 2); never a traceback.
 """
@@ -46,6 +52,9 @@ def _parser() -> ArgParser:
     p.add_argument("--against", metavar="ORIGINAL.mlir", default=None,
                    help="also run ORIGINAL.mlir (unplanned) and require the same results, bit for bit: proves that "
                         "a rewrite (rematerialize, lower-to-memref's out-params ...) computes what the original does")
+    p.add_argument("--input-shape", action="append", metavar="NAME=AxB", default=None,
+                   help="upstream IR: the shape of a dynamically shaped argument (NAME its SSA name, e.g. arg0, or "
+                        "#K its position); repeatable")
     p.add_argument("--dma-landing", choices=("start", "wait"), default=None,
                    help="when a DMA copy lands in planned execution (default: start; --check: both)")
     return p
@@ -81,20 +90,93 @@ def _memref_functions(module, name: str | None) -> list:
     return [f for f in funcs if is_memref_function(f)]
 
 
-def _run(argv: Sequence[str], state: dict) -> int:
-    from memopt.diagnostics import MemoptError, read_source
-    from memopt.executor import check_module, run_function
-
-    args = _parser().parse_args(list(argv))
-    if args.max_paths < 1:
-        raise ToolError(f"--max-paths must be >= 1, got {args.max_paths}")
+def _limits(args):
     from memopt.executor.resources import DEFAULT_MAX_BYTES, DEFAULT_MAX_OPS, Limits
 
+    if args.max_paths < 1:
+        raise ToolError(f"--max-paths must be >= 1, got {args.max_paths}")
     for name in ("max_bytes", "max_ops"):
         v = getattr(args, name)
         if v is not None and not 1 <= v < (1 << 63):
             raise ToolError(f"--{name.replace('_', '-')} must be in [1, 2^63), got {v}")
-    limits = Limits(args.max_bytes or DEFAULT_MAX_BYTES, args.max_ops or DEFAULT_MAX_OPS)
+    return Limits(args.max_bytes or DEFAULT_MAX_BYTES, args.max_ops or DEFAULT_MAX_OPS)
+
+
+def _input_shapes(specs: Sequence[str] | None) -> dict[str, tuple[int, ...]]:
+    """``--input-shape NAME=AxB`` flags: argument name (``arg0``, ``%arg0``) or position (``#0``) -> shape."""
+    shapes: dict[str, tuple[int, ...]] = {}
+    for spec in specs or []:
+        name, eq, dims = spec.partition("=")
+        try:
+            shape = tuple(int(d) for d in dims.split("x")) if dims else ()
+        except ValueError:
+            shape = None
+        if not eq or not name.lstrip("%") or shape is None or any(d < 0 for d in shape):
+            raise ToolError(f"--input-shape expects NAME=AxB (e.g. arg0=4x64 or #0=4x64), got '{spec}'")
+        shapes[name.lstrip("%")] = shape
+    return shapes
+
+
+def _check_upstream(module, args, limits, shapes) -> list[str]:
+    from memopt.executor.memref_exec import check_memref_function
+
+    out = []
+    for f in _memref_functions(module, args.func):
+        r = check_memref_function(module, f, seed=args.seed, limits=limits, shapes=shapes)
+        paths = f", {r.paths} paths" if r.paths > 1 else ""
+        out.append(f"@{r.function}: planned execution matches unplanned ({r.writes} buffer writes, "
+                   f"{r.reads} reads, {r.arena_views} arena views{paths})")
+    return out
+
+
+def _check_memopt(module, args, limits) -> list[str]:
+    from memopt.executor import check_module
+
+    out = []
+    landings = (args.dma_landing,) if args.dma_landing else ("start", "wait")
+    for r in check_module(module, args.func, seed=args.seed, dma_landings=landings, max_paths=args.max_paths,
+                          limits=limits):
+        more = "" if r.paths == r.total_paths else f", the first {r.paths} by --max-paths"
+        out.append(
+            f"@{r.function}: planned execution matches unplanned ({r.values} values, "
+            f"{r.reads} reads, {r.outputs} results, arena {r.arena_size} bytes, "
+            f"paths {r.paths}/{r.total_paths}{more})"
+        )
+    return out
+
+
+def _run_upstream(module, args, limits, shapes) -> list[str]:
+    """One run of an upstream function: its results, then its memref arguments' final values."""
+    from memopt.executor.memref_exec import run_memref_function
+
+    funcs = _memref_functions(module, args.func)
+    f = next((g for g in funcs if g.sym_name.data == "main"), funcs[0]) if args.func is None else funcs[0]
+    results, params = run_memref_function(module, f, args.seed, planned=args.planned, limits=limits, shapes=shapes)
+    name = f.sym_name.data
+    lines = [_format_value(f"@{name} result #{k}", v) for k, v in enumerate(results)]
+    return lines + [_format_value(f"@{name} argument #{k}", v) for k, v in enumerate(params)]
+
+
+def _format_value(head: str, v) -> str:
+    from memopt.executor import digest
+    from memopt.executor.memref_values import Ref
+
+    data = v.values() if isinstance(v, Ref) else np.asarray(v)
+    flat = data.reshape(-1)
+    shown = ", ".join(str(x) for x in flat[:16])
+    more = ", ..." if flat.size > 16 else ""
+    kind = f"memref<{'x'.join(map(str, v.sizes))}{'x' if v.sizes else ''}{v.elem.name}>" if isinstance(v, Ref) \
+        else str(data.dtype)
+    return f"{head} : {kind} = [{shown}{more}] digest={digest(np.ascontiguousarray(data)).hex()[:16]}"
+
+
+def _run(argv: Sequence[str], state: dict) -> int:
+    from memopt.diagnostics import MemoptError, read_source
+    from memopt.executor import run_function
+
+    args = _parser().parse_args(list(argv))
+    limits = _limits(args)
+    shapes = _input_shapes(args.input_shape)
     path = args.input_file
     state["file"] = "<stdin>" if path == "-" else path
     try:
@@ -102,63 +184,46 @@ def _run(argv: Sequence[str], state: dict) -> int:
     except MemoptError as e:
         raise ToolError(e.message) from None
     module = parse_module(text, state["file"])
-    out = []
+    upstream = bool(_memref_functions(module, args.func))
     try:
-        if args.check and _memref_functions(module, args.func):
-            from memopt.executor.memref_exec import check_memref_function
-
-            for f in _memref_functions(module, args.func):
-                r = check_memref_function(module, f, seed=args.seed)
-                out.append(
-                    f"@{r.function}: planned execution matches unplanned ({r.writes} buffer writes, "
-                    f"{r.reads} reads, {r.arena_views} arena views)"
-                )
-        elif args.check:
-            landings = (args.dma_landing,) if args.dma_landing else ("start", "wait")
-            for r in check_module(module, args.func, seed=args.seed, dma_landings=landings, max_paths=args.max_paths,
-                                  limits=limits):
-                more = "" if r.paths == r.total_paths else f", the first {r.paths} by --max-paths"
-                out.append(
-                    f"@{r.function}: planned execution matches unplanned ({r.values} values, "
-                    f"{r.reads} reads, {r.outputs} results, arena {r.arena_size} bytes, "
-                    f"paths {r.paths}/{r.total_paths}{more})"
-                )
+        if args.check:
+            out = _check_upstream(module, args, limits, shapes) if upstream else _check_memopt(module, args, limits)
+        elif upstream:
+            out = _run_upstream(module, args, limits, shapes)
         else:
             ex = run_function(module, args.func, planned=args.planned, seed=args.seed,
                               dma_landing=args.dma_landing or "start", limits=limits)
-            name = ex.func.sym_name.data
-            for k, (t, data) in enumerate(zip(ex.types, ex.outputs)):
-                out.append(format_result(name, k, t, data))
+            out = [format_result(ex.func.sym_name.data, k, t, data) for k, (t, data) in enumerate(zip(ex.types, ex.outputs))]
         if args.against is not None:
-            out.append(_compare_against(module, args, limits))
+            out.append(_compare_against(module, args, limits, shapes))
     except MemoptError as e:
         raise ToolError.at_op(e) from None
     write_output(None, "".join(line + "\n" for line in out))
     return 0
 
 
-def _results(module, name: str | None, seed: int, limits) -> tuple[str, list[tuple[object, bytes]]]:
+def _results(module, name: str | None, seed: int, limits, shapes=None) -> tuple[str, list[tuple[object, bytes]]]:
     """The results of one unplanned run: a memopt-dialect function's return values, or an
     upstream function's argument buffers after the run (its out-parameters; the arena argument
     of ``arena=arg`` is scratch and not compared)."""
     from xdsl.dialects import func
 
     from memopt.executor import run_function
-    from memopt.executor.memref_exec import _is_arena_arg, _Run
+    from memopt.executor.memref_entry import result_digest
+    from memopt.executor.memref_exec import run_memref_function
 
     funcs = _memref_functions(module, name)
     if funcs:
         f = next((g for g in funcs if g.sym_name.data == "main"), funcs[0]) if name is None else funcs[0]
-        r = _Run(module, False, seed)
-        r.run(f)
-        args = [a for a in f.body.blocks[0].args if not _is_arena_arg(a)]
-        return f.sym_name.data, [(a.type, bytes(r.env[a].tobytes())) for a in args if hasattr(r.env[a], "tobytes")]
+        results, params = run_memref_function(module, f, seed, limits=limits, shapes=shapes)
+        values = [*results, *params]
+        return f.sym_name.data, [(type(v).__name__, d) for v, d in zip(values, result_digest(values))]
     ex = run_function(module, name, planned=False, seed=seed, limits=limits)
     assert isinstance(ex.func, func.FuncOp)
     return ex.func.sym_name.data, [(t, d.tobytes()) for t, d in zip(ex.types, ex.outputs)]
 
 
-def _compare_against(module, args, limits) -> str:
+def _compare_against(module, args, limits, shapes=None) -> str:
     from memopt.diagnostics import MemoptError, read_source
 
     try:
@@ -166,8 +231,8 @@ def _compare_against(module, args, limits) -> str:
     except MemoptError as e:
         raise ToolError(e.message) from None
     original = parse_source(text, args.against)[1]
-    name, mine = _results(module, args.func, args.seed, limits)
-    _, theirs = _results(original, args.func, args.seed, limits)
+    name, mine = _results(module, args.func, args.seed, limits, shapes)
+    _, theirs = _results(original, args.func, args.seed, limits, shapes)
     if len(mine) != len(theirs):
         raise ToolError(f"@{name} has {len(mine)} results, {args.against} has {len(theirs)}")
     for k, ((t1, a), (t2, b)) in enumerate(zip(mine, theirs)):

@@ -1,0 +1,50 @@
+"""Which ``memref.view``s are planned buffers: views of an arena.
+
+memopt's ``plan-memory`` marks its arena ``memopt.arena`` (or names the function argument that
+is one with ``memopt.arena_arg``); upstream MLIR's ``static-memory-planner-analysis`` leaves an
+``i8`` alloc with an alignment, viewed more than once. A view of an arena is a buffer of its
+own in the program before planning: unplanned execution gives it fresh storage, planned
+execution places it in the arena at its offset.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import func, memref
+from xdsl.dialects.builtin import IntegerAttr
+from xdsl.ir import BlockArgument, Operation, SSAValue
+
+
+def is_arena_alloc(alloc: Operation | None) -> bool:
+    """An ``i8`` alloc holding planned buffers: marked ``memopt.arena`` by memopt's plan; in a
+    function without that mark, upstream MLIR's planner's arena: an ``i8`` alloc with an
+    ``alignment`` (its planner always sets one) viewed more than once. (Views of an unaligned
+    alloc are reshapes of one buffer, as ``lower-to-memref`` emits them, not planned buffers.)"""
+    if not isinstance(alloc, memref.AllocOp) or len(alloc.results[0].type.get_shape()) != 1:
+        return False
+    if "memopt.arena" in alloc.attributes:
+        return True
+    f = alloc.parent_op()
+    while f is not None and not isinstance(f, func.FuncOp):
+        f = f.parent_op()
+    if f is None or any("memopt.arena" in o.attributes for o in f.body.walk()):
+        return False
+    if alloc.alignment is None:
+        return False
+    return sum(1 for u in alloc.results[0].uses if isinstance(u.operation, memref.ViewOp)) > 1
+
+
+def is_arena_arg(v: SSAValue) -> bool:
+    """The caller-provided arena of ``plan-memory{arena=arg}`` (named by ``memopt.arena_arg``)."""
+    if not isinstance(v, BlockArgument):
+        return False
+    f = v.owner.parent_op()
+    k = f.attributes.get("memopt.arena_arg") if isinstance(f, func.FuncOp) else None
+    return isinstance(k, IntegerAttr) and k.value.data == v.index
+
+
+def is_arena_view(op: Operation) -> bool:
+    """A ``memref.view`` of an arena: a planned buffer."""
+    return isinstance(op, memref.ViewOp) and (is_arena_arg(op.source) or is_arena_alloc(op.source.owner))
+
+
+__all__ = ["is_arena_alloc", "is_arena_arg", "is_arena_view"]

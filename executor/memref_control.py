@@ -1,0 +1,309 @@
+"""Control flow of upstream programs: ``scf``, ``cf`` and ``func.call``.
+
+Regions run with their block arguments bound and hand back what their terminator yields:
+``scf.for`` (iter_args carried, results bound), ``scf.while`` (before/after regions),
+``scf.if``/``scf.index_switch``/``scf.execute_region`` (their yields become results), multi-block
+regions through ``cf.br``/``cf.cond_br``, ``cf.assert``. A loop whose trip count times its body
+is already known to exceed ``--max-ops`` is refused before it starts.
+
+``func.call`` of a function with a body runs that body in a frame of its own (memrefs are passed
+by reference, as compiled code does). A call of a declaration is an external kernel, run by
+the stand-in convention of lowered memopt programs: the last memref operand (the last
+``memopt.outs = N``) is written, the others read, and every written byte is a deterministic
+function of every byte read (:func:`memopt.executor.kernels.mix`).
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType
+from xdsl.ir import Block, Operation, Region
+
+from memopt.diagnostics import MemoptError
+
+from .memref_machine import Machine
+from .memref_program import Compiler, compiles
+from .memref_values import nbytes_of
+
+MAX_DEPTH = 200
+
+
+def region_runner(c: Compiler, region: Region):
+    """``run(m, frame) -> yielded values`` for ``region``, from its entry block (following
+    ``cf`` branches)."""
+    if not region.blocks:
+        return lambda m, frame: []
+    if len(region.blocks) == 1:
+        code = c.code(region.blocks.first)
+
+        def run_one(m: Machine, frame, args=()):
+            m.run(code, frame, args)
+            return [frame[s] for s in code.yields]
+        return run_one
+    return lambda m, frame, args=(): run_blocks(m, c, region, frame, args)
+
+
+def run_blocks(m: Machine, c: Compiler, region: Region, frame: list, args) -> list:
+    block = region.blocks.first
+    while True:
+        code = c.code(block)
+        term = m.run(code, frame, args)
+        if term is None:
+            return []
+        values = [frame[s] for s in code.yields]
+        if term.name == "cf.br":
+            block, args = term.successor, values
+        elif term.name == "cf.cond_br":
+            take = bool(frame[c.slot(term.cond)])
+            n = len(term.then_arguments)
+            block = term.successors[0 if take else 1]
+            args = values[1:1 + n] if take else values[1 + n:]
+        else:
+            return values
+
+
+def bind(frame: list, slots, values) -> None:
+    for s, v in zip(slots, values):
+        frame[s] = v
+
+
+# ---------------------------------------------------------------------- loops
+
+def block_cost(c: Compiler, block: Block) -> int:
+    """Ops one run of ``block`` executes, loops with constant bounds unrolled (others counted
+    once): what a loop's trips are multiplied by before it starts."""
+    def compute() -> int:
+        cost = 1
+        for op in block.ops:
+            inner = sum(block_cost(c, b) for r in op.regions for b in r.blocks)
+            cost += 1 + inner * constant_trips(op)
+        return cost
+    return c.program.fact(("cost", id(block)), compute)
+
+
+def constant_trips(op: Operation) -> int:
+    """Trip count of a loop with constant bounds (1 for anything else)."""
+    from xdsl.dialects import affine, arith, scf
+
+    if isinstance(op, affine.ForOp) and not op.lowerBoundOperands and not op.upperBoundOperands:
+        lbs, ubs = op.lowerBoundMap.data.eval([], []), op.upperBoundMap.data.eval([], [])
+        if lbs and ubs:
+            return max(0, -(-(min(ubs) - max(lbs)) // op.step.value.data))
+    if isinstance(op, scf.ForOp):
+        bounds = [v.owner for v in (op.lb, op.ub, op.step)]
+        if all(isinstance(b, arith.ConstantOp) and isinstance(b.value, IntegerAttr) for b in bounds):
+            lb, ub, step = (b.value.value.data for b in bounds)
+            return max(0, -(-(ub - lb) // step)) if step > 0 else 1
+    return 1
+
+
+def expect(m: Machine, trips: int, cost: int, op: Operation) -> None:
+    """Refuse a loop known to exceed ``max_ops`` before running it."""
+    if m.ops + trips * cost > m.limits.max_ops:
+        raise MemoptError(f"executing this loop ({trips} trips of about {cost} ops) runs more than "
+                          f"{m.limits.max_ops} ops (--max-ops)", op)
+
+
+def loop_runner(c: Compiler, op: Operation, body: Block, inits, results):
+    """``run(m, frame, ivs)``: the body once per induction value, iter_args carried."""
+    code = c.code(body)
+    iv, carried_slots = code.args[0], code.args[1:]
+    init_slots, result_slots, yields, steps = c.slots_of(inits), c.slots_of(results), code.yields, code.steps
+    cost, n, limit_op = block_cost(c, body), code.n, op
+
+    def run(m: Machine, frame, ivs, trips: int) -> None:
+        expect(m, trips, cost, limit_op)
+        for s, t in zip(carried_slots, init_slots):
+            frame[s] = frame[t]
+        for i in ivs:
+            frame[iv] = i
+            m.ops += n
+            if m.ops > m.limits.max_ops:
+                m.count(0, limit_op)
+            for step in steps:
+                step(m, frame)
+            if yields:
+                values = [frame[s] for s in yields]
+                for s, v in zip(carried_slots, values):
+                    frame[s] = v
+        for s, t in zip(result_slots, carried_slots):
+            frame[s] = frame[t]
+    return run
+
+
+@compiles("scf.for")
+def scf_for(c: Compiler, op: Operation):
+    lb, ub, st = c.slots_of((op.lb, op.ub, op.step))
+    run = loop_runner(c, op, op.body.blocks.first, op.iter_args, op.results)
+    typed = not isinstance(op.lb.type, IndexType)
+
+    def step(m: Machine, frame, op=op):
+        a, b, s = int(frame[lb]), int(frame[ub]), int(frame[st])
+        if s <= 0:
+            raise MemoptError(f"scf.for with step {s} (must be positive)", op)
+        ivs = range(a, b, s)
+        if typed:  # an integer-typed loop: its induction value is of that type
+            dt = np.asarray(frame[lb]).dtype
+            ivs = (dt.type(i) for i in ivs)
+        run(m, frame, ivs, max(0, -(-(b - a) // s)))
+    return step
+
+
+@compiles("scf.while")
+def scf_while(c: Compiler, op: Operation):
+    before, after = c.code(op.before_region.blocks.first), c.code(op.after_region.blocks.first)
+    inits, results = c.slots_of(op.arguments), c.slots_of(op.results)
+    cond = c.slot(before.term.condition)
+
+    def step(m: Machine, frame, op=op):
+        values = [frame[s] for s in inits]
+        while True:
+            m.run(before, frame, values)
+            outs = [frame[s] for s in before.yields[1:]]
+            if not bool(frame[cond]):
+                bind(frame, results, outs)
+                return
+            m.run(after, frame, outs)
+            values = [frame[s] for s in after.yields]
+    return step
+
+
+@compiles("scf.parallel")
+def scf_parallel(c: Compiler, op: Operation):
+    """Its iterations one after the other, in index order: one schedule the parallel loop
+    allows (buffers are never planned per parallel iteration, so no schedule shares them)."""
+    if op.results:
+        raise MemoptError("cannot execute an scf.parallel with reductions", op)
+    los, his, steps = c.slots_of(op.lowerBound), c.slots_of(op.upperBound), c.slots_of(op.step)
+    code = c.code(op.body.blocks.first)
+    cost = block_cost(c, op.body.blocks.first)
+
+    def step(m: Machine, frame, op=op):
+        ranges = [range(int(frame[a]), int(frame[b]), int(frame[s])) for a, b, s in zip(los, his, steps)]
+        if any(r.step <= 0 for r in ranges):
+            raise MemoptError("scf.parallel with a step that is not positive", op)
+        expect(m, int(np.prod([len(r) for r in ranges], dtype=np.int64)), cost, op)
+        for point in itertools.product(*ranges):
+            m.run(code, frame, point)
+    return step
+
+
+# ---------------------------------------------------------------------- branches
+
+def forced(m: Machine, natural: bool) -> bool:
+    return natural if m.branches is None else m.branches
+
+
+@compiles("scf.if")
+def scf_if(c: Compiler, op: Operation):
+    cond, results = c.slot(op.cond), c.slots_of(op.results)
+    then, other = region_runner(c, op.true_region), region_runner(c, op.false_region)
+
+    def step(m: Machine, frame, op=op):
+        run = then if forced(m, bool(frame[cond])) else other
+        bind(frame, results, run(m, frame))
+    return step
+
+
+@compiles("scf.index_switch")
+def scf_index_switch(c: Compiler, op: Operation):
+    cases = [int(x) for x in op.cases.get_values()]
+    runners = [region_runner(c, r) for r in op.case_regions]
+    default, arg, results = region_runner(c, op.default_region), c.slot(op.arg), c.slots_of(op.results)
+
+    def step(m: Machine, frame, op=op):
+        if m.branches is not None:
+            run = runners[0] if m.branches and runners else default
+        else:
+            k = int(frame[arg])
+            run = runners[cases.index(k)] if k in cases else default
+        bind(frame, results, run(m, frame))
+    return step
+
+
+@compiles("scf.execute_region", "memref.alloca_scope")
+def execute_region(c: Compiler, op: Operation):
+    run, results = region_runner(c, op.regions[0]), c.slots_of(op.results)
+
+    def step(m: Machine, frame, op=op):
+        bind(frame, results, run(m, frame))
+    return step
+
+
+@compiles("cf.assert")
+def cf_assert(c: Compiler, op: Operation):
+    a, msg = c.slot(op.arg), op.msg.data
+
+    def step(m: Machine, frame, op=op):
+        if not bool(frame[a]):
+            raise MemoptError(f"assertion failed: {msg}", op)
+    return step
+
+
+# ---------------------------------------------------------------------- calls
+
+@compiles("func.call")
+def call(c: Compiler, op: Operation):
+    name = op.callee.root_reference.data
+    callee = c.program.functions.get(name)
+    if callee is None:
+        raise MemoptError(f"call of '@{name}', which the module does not define", op)
+    args, results = c.slots_of(op.arguments), c.slots_of(op.results)
+    if not callee.body.blocks:
+        return kernel_step(c, op, args)
+
+    def step(m: Machine, frame, op=op):
+        bind(frame, results, call_body(m, callee, [frame[s] for s in args], op))
+    return step
+
+
+def call_body(m: Machine, f: func.FuncOp, args: list, op: Operation | None) -> list:
+    """Run ``f``'s body with ``args`` in a frame of its own; its return values."""
+    if m.depth >= MAX_DEPTH:
+        raise MemoptError(f"calls nest deeper than {MAX_DEPTH} (recursion?)", op)
+    c = m.program.compiler(f)
+    m.depth += 1
+    try:
+        return region_runner(c, f.body)(m, [None] * c.size, args)
+    finally:
+        m.depth -= 1
+
+
+def kernel_step(c: Compiler, op: Operation, args: tuple[int, ...]):
+    """An external kernel: reads its leading memrefs, writes its last ``memopt.outs`` (1)."""
+    from .data import TensorInfo, crc_seed, element_kind
+    from .kernels import mix
+
+    name = op.callee.root_reference.data
+    if op.results:
+        raise MemoptError(f"cannot execute a call of declaration '@{name}' that returns values (only "
+                          "out-parameter kernels run)", op)
+    mems = [k for k, v in enumerate(op.arguments) if isinstance(v.type, MemRefType)]
+    n = op.attributes.get("memopt.outs")
+    n = n.value.data if isinstance(n, IntegerAttr) else 1
+    ins, outs = [args[k] for k in mems[: len(mems) - n]], [args[k] for k in mems[len(mems) - n:]]
+    kinds = [element_kind(op.arguments[k].type.element_type) for k in mems[len(mems) - n:]]
+
+    def step(m: Machine, frame, op=op):
+        srcs, dsts = [frame[s] for s in ins], [frame[s] for s in outs]
+        datas = [np.ascontiguousarray(_checked(m, r, op)).reshape(-1).view(np.uint8) for r in srcs]
+        infos = [TensorInfo(r.sizes, kind, nbytes_of(r.sizes, r.elem)) for r, kind in zip(dsts, kinds)]
+        results = mix(name, crc_seed(name, m.kernels), datas, infos)
+        m.kernels += 1
+        for k, (ref, raw) in enumerate(zip(dsts, results)):
+            m.write(ref, ref.elem.decode(np.frombuffer(raw.tobytes(), ref.elem.storage).reshape(ref.sizes)), op, k)
+        for ref in srcs:
+            m.check_owner(ref, op)
+    return step
+
+
+def _checked(m: Machine, ref, op: Operation) -> np.ndarray:
+    """``ref``'s stored elements, read through the checked path."""
+    m.read(ref, op)
+    return ref.array()
+
+
+__all__ = ["bind", "block_cost", "call_body", "expect", "forced", "loop_runner", "region_runner"]

@@ -1,0 +1,180 @@
+"""The state of one execution of an upstream program, and how it reads and writes memory.
+
+One :class:`Machine` runs one function once: unplanned (every planned buffer its own storage)
+or planned (planned buffers as views of their arena). It holds the values of SSA values, the
+storage allocated, and the two records the proof is made of:
+
+* **ownership of bytes** — every write stamps the bytes it writes with the writing buffer's
+  identity (the shadow, :mod:`.memref_values`); every read checks that each byte it reads still
+  carries the reader's own identity. A byte stamped by another buffer was clobbered (named, with
+  the buffer that overwrote it); a byte never stamped was never written (its value is undefined).
+  An op's reads are checked again after its writes: an op whose output overlaps an input it is
+  still reading clobbers it too.
+* **the sequence of writes** — a digest per write, in order. The unplanned run records it;
+  the planned run must reproduce it exactly (same ops, same values): planned and unplanned
+  execution compute identical values.
+
+Limits: every op executed counts against ``max_ops`` (a loop counts its trips times its body,
+refused before it starts when that is already known to be too many), every allocation against
+``max_bytes``; going over either is a located error, never a hang or a swap storm.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from array import array
+
+import numpy as np
+from xdsl.ir import Operation, SSAValue
+
+from memopt.diagnostics import MemoptError, locate
+
+from .memref_program import Code, Program
+from .memref_values import Ref, Storage
+from .resources import Limits
+
+
+class Machine:
+    """One run of a function: values, storage, the write log, limits."""
+
+    def __init__(self, program: Program, *, planned: bool, seed: int = 0, limits: Limits = Limits(),
+                 shapes: dict | None = None, branches: bool | None = None, expected: array | None = None):
+        self.program, self.planned, self.seed, self.limits = program, planned, seed, limits
+        self.shapes = shapes or {}
+        self.branches = branches  # force every if's branch (None: its condition decides)
+        self.expected = expected  # the unplanned run's write log, to match
+        self.log = array("q")
+        self.ops = self.reads = self.live = self.kernels = 0
+        self.op: Operation | None = None
+        self.pending: dict[tuple, tuple[Ref, Operation]] = {}  # DMA in flight: tag element -> destination
+        self.buffers: dict[int, tuple[str, Operation | None]] = {}  # owner id -> (name, defining op)
+        self.last_writer: dict[int, Operation] = {}
+        self.globals: dict[str, Ref] = {}
+        self.depth = 0
+        self.index = None  # linalg.index inside the body being evaluated
+        self.arguments: list = []
+        self.next_id = 1
+
+    # ------------------------------------------------------------------ storage
+    def new_owner(self, name: str, op: Operation | None) -> int:
+        ident = self.next_id
+        self.next_id += 1
+        self.buffers[ident] = (name, op)
+        return ident
+
+    def allocate(self, nbytes: int, name: str, op: Operation | None, *, arena: bool = False,
+                 fill: np.ndarray | None = None) -> Storage:
+        """Fresh storage of ``nbytes`` (counted against ``max_bytes``). Its bytes start as zeros:
+        a byte never written is never read (that is an error), so its value does not matter."""
+        if nbytes < 0:
+            raise MemoptError(f"cannot allocate a negative size ({nbytes} bytes)", op)
+        if self.live + nbytes > self.limits.max_bytes:
+            raise MemoptError(f"executing needs more than {self.limits.max_bytes} bytes of storage (--max-bytes): "
+                              f"this allocation of {nbytes} bytes comes on top of {self.live} live", op)
+        self.live += nbytes
+        ident = self.new_owner(name, op)
+        shadow = not self.planned or arena
+        return Storage(nbytes, ident, name, op, fill=fill, shadow=shadow, arena=arena)
+
+    def free(self, storage: Storage, op: Operation) -> None:
+        if storage.freed is not None:
+            raise MemoptError(f"buffer '{storage.name}' is deallocated twice (first at {where(storage.freed)})", op)
+        storage.freed = op
+        self.live -= storage.nbytes
+
+    # ------------------------------------------------------------------ reads and writes
+    def access(self, ref: Ref, op: Operation, what: str) -> None:
+        """Refuse an access to freed storage, out of bounds, or to bytes a DMA is writing."""
+        st = ref.storage
+        if st.freed is not None:
+            raise MemoptError(f"buffer '{ref.name}' is {what} after it was deallocated (at {where(st.freed)})", op)
+        if not ref.in_bounds():
+            raise MemoptError(f"buffer '{ref.name}' is {what} outside its storage (a view past the end of "
+                              f"its {st.nbytes} bytes)", op)
+        if self.pending:
+            self.check_in_flight(ref, op, what)
+
+    def check_in_flight(self, ref: Ref, op: Operation, what: str, span: tuple[int, int] | None = None) -> None:
+        span = span or ref.span()
+        for dst, start in self.pending.values():
+            other = dst.span()
+            if span and other and dst.storage is ref.storage and span[0] < other[1] and other[0] < span[1]:
+                raise MemoptError(f"bytes a DMA is still writing (started at {where(start)}) are {what} "
+                                  "before its memref.dma_wait", op)
+
+    def read(self, ref: Ref, op: Operation) -> np.ndarray:
+        """The values of ``ref``'s elements (a fresh array), checking each byte is its own."""
+        self.reads += 1
+        self.access(ref, op, "read")
+        self.check_owner(ref, op)
+        return ref.values()
+
+    def check_owner(self, ref: Ref, op: Operation, shadow: np.ndarray | None = None, at: tuple = ()) -> None:
+        sh = ref.shadow() if shadow is None else shadow
+        if sh is not None and sh.size and not (sh == ref.owner).all():
+            self.bad_read(ref, op, sh, at)
+
+    def bad_read(self, ref: Ref, op: Operation, sh: np.ndarray, at: tuple = ()) -> None:
+        wrong = np.argwhere(sh != ref.owner)[0]
+        stamp = int(sh[tuple(wrong)])
+        if stamp == 0 or stamp not in self.buffers:
+            if at or (sh == ref.owner).any():
+                element = list(at) or [int(i) for i in wrong[:-1]]
+                raise MemoptError(f"element {element} of buffer '{ref.name}' is read before it is written "
+                                  "(its bytes are undefined)", op)
+            raise MemoptError(f"buffer '{ref.name}' is read before anything is written to it "
+                              "(its bytes are undefined)", op)
+        other = self.buffers[stamp][0]
+        writer = self.last_writer.get(stamp)
+        by = f" (written at {where(writer)})" if writer is not None else ""
+        raise MemoptError(f"buffer '{ref.name}' differs between planned and unplanned execution: "
+                          f"its bytes were overwritten by '{other}'{by} before this read", op)
+
+    def write(self, ref: Ref, values, op: Operation, k: int = 0) -> None:
+        """Store ``values`` (broadcast to the shape) into ``ref``; stamp and log the write."""
+        self.access(ref, op, "written")
+        if ref.storage.constant:
+            raise MemoptError(f"buffer '{ref.name}' is a constant global: it cannot be written", op)
+        arr = ref.array()
+        arr[...] = ref.elem.encode(values)
+        sh = ref.shadow()
+        if sh is not None:
+            sh[...] = ref.owner
+        self.last_writer[ref.owner] = op
+        self.record(op, k, hashlib.blake2b(memoryview(np.ascontiguousarray(arr)).cast("B"), digest_size=16).digest(),
+                    ref)
+
+    def record(self, op: Operation, k: int, data, ref: Ref | None) -> None:
+        """Log one write; in planned execution, it must be the unplanned run's write at this place."""
+        h = hash((id(op), k, data))
+        if self.expected is not None:
+            n = len(self.log)
+            if n >= len(self.expected) or self.expected[n] != h:
+                name = f"buffer '{ref.name}'" if ref is not None else "a value"
+                raise MemoptError(f"{name} differs between planned and unplanned execution", op)
+        self.log.append(h)
+
+    # ------------------------------------------------------------------ running blocks
+    def count(self, n: int, op: Operation | None) -> None:
+        self.ops += n
+        if self.ops > self.limits.max_ops:
+            raise MemoptError(f"executing runs more than {self.limits.max_ops} ops (--max-ops)", op)
+
+    def run(self, code: Code, frame: list, args=()) -> Operation | None:
+        """Bind ``args`` to the block's arguments, run its steps; its terminator (or None)."""
+        for s, v in zip(code.args, args):
+            frame[s] = v
+        self.ops += code.n
+        if self.ops > self.limits.max_ops:
+            raise MemoptError(f"executing runs more than {self.limits.max_ops} ops (--max-ops)", code.owner)
+        for step in code.steps:
+            step(self, frame)
+        return code.term
+
+
+def where(op: Operation | None) -> str:
+    loc = locate(op)
+    return f"line {loc[0]}" if loc else f"'{op.name}'" if op is not None else "?"
+
+
+__all__ = ["Machine", "where"]
