@@ -38,7 +38,7 @@ from xdsl.traits import SymbolTable
 
 from memopt.diagnostics import copy_location, where
 from memopt.dialects.structured import StructuredOp
-from memopt.passes.dma_regions import Region, cut_function, regions
+from memopt.passes.dma_regions import Region, cut_block, cut_function, regions
 from memopt.passes.upstream_dma_staging import (
     ONCHIP_SIZE_ATTR, STAGING_ATTR, choose_space, make_staging, planned_base,
 )
@@ -129,12 +129,23 @@ def _streamable(f: func.FuncOp, r: Region) -> bool:
     return True
 
 
+def _function_regions(f: func.FuncOp) -> list[Region]:
+    """The Regions of every block of ``f``: the entry block's as ``@f/...``, those of a block
+    reached by branches (unstructured control flow) as ``@f/^bb<k>/...`` — a block runs from its
+    start to its terminator, so it is cut like any other."""
+    name = f"@{f.sym_name.data}"
+    out = list(regions(cut_function(f, name)))
+    for k, block in enumerate(list(f.body.blocks)[1:], start=1):
+        out += regions(cut_block(block, f"{name}/^bb{k}"))
+    return out
+
+
 def upstream_regions(module: ModuleOp) -> list[tuple[func.FuncOp, Region]]:
     """Every Region (of every function with a body) whose kernels' weights are to be streamed;
     the constant-global reads left out get a remark each."""
     out = []
     for f in [o for o in module.body.block.ops if isinstance(o, func.FuncOp) and o.body.blocks]:
-        for r in regions(cut_function(f, f"@{f.sym_name.data}")):
+        for r in _function_regions(f):
             if _streamable(f, r):
                 out.append((f, r))
         for user, sym in other_readers(f):

@@ -73,3 +73,20 @@ func.func @main(%c: i1, %x: memref<4x16xf32>, %y: memref<4x16xf32>, %z: memref<4
   }
   return
 }
+// Unstructured control flow: every block is cut like any other (a block runs start to end).
+// CHECK:      func.func @branches(
+// CHECK:      cf.cond_br %c, ^bb1, ^bb2
+// CHECK-NEXT: ^bb1:
+// CHECK:        "memref.dma_start"
+// CHECK-NEXT:   "memref.dma_wait"
+// CHECK-NEXT:   %w = memref.view %alloc0
+// CHECK-NEXT:   linalg.copy ins(%w : memref<16x16xf32, 1 : i64>)
+func.func @branches(%c: i1, %y: memref<16x16xf32>) {
+  %w = memref.get_global @w0 : memref<16x16xf32>
+  cf.cond_br %c, ^bb1, ^bb2
+^bb1:
+  linalg.copy ins(%w : memref<16x16xf32>) outs(%y : memref<16x16xf32>)
+  cf.br ^bb2
+^bb2:
+  return
+}
