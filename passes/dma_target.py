@@ -20,7 +20,7 @@ class TargetOptions:
     """``target`` (a ``key = value`` file) and per-field overrides of it (None: keep)."""
 
     target: str | None = option(None, "target description file (key = value lines; see docs/dma.md)",
-                                values='path (quote it in -p pipelines: target="npu.target")')
+                                values="path")
     macs_per_cycle: int | None = option(None, "override the target's multiply-accumulates per core cycle (built-in 256)", values="integer >= 1")
     dma_bytes_per_cycle: int | None = option(None, "override the target's DMA bytes per cycle (built-in 8)", values="integer >= 1")
     dma_latency: int | None = option(None, "override the target's cycles before a transfer's first byte (built-in 200)", values="integer >= 0")

@@ -170,7 +170,7 @@ class PlanMemoryPass(ModulePass):
     budget: float | int | None = option(None, "seconds for anytime strategies (search); admits them into best",
                                         values="number > 0")
     export: str | None = option(None, "also write the plan as CSV id,lower,upper,size,offset to this file",
-                                values='path (quote it in -p pipelines: export="out/plan.csv")')
+                                values="path")
     match_range: str | int | float = option("auto", "nnvm only: NNVM's match range of block sizes",
                                             values="number >= 0 | auto (search 1..32)")
     num_groups: int = option(1, "nnvm only: parallel colour groups whose freed blocks are not shared",
@@ -181,7 +181,7 @@ class PlanMemoryPass(ModulePass):
                          "back), remat (recompute them), auto (the lowest modelled time of both and mixes)",
                          choices=("spill", "remat", "auto"))
     target: str | None = option(None, "target description for spill costs and memory names (see docs/dma.md)",
-                                values='path (quote it in -p pipelines: target="npu.target")')
+                                values="path")
     arena: str = option("alloc", "upstream IR only: the arena is a memref.alloc in the function (alloc) or a new "
                         "trailing argument the caller provides, sized by memopt.arena_size (arg)",
                         choices=ARENA_MODES)

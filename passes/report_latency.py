@@ -109,7 +109,7 @@ class ReportLatencyPass(TargetOptions, ModulePass):
     name = "report-latency"
 
     output: str | None = option(None, "file to write the report to (unset: stderr)",
-                                values='path (quote it in -p pipelines: output="lat.txt")')
+                                values="path")
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         target = self.build_target("report-latency")

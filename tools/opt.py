@@ -53,8 +53,8 @@ def _passes_help() -> str:
         lines.append(f"  --{name:<22} {summary}".rstrip())
         for text in option_help(cls):
             lines.append(f"      {text}")
-    lines.append("option values containing '/', spaces or '{}' must be quoted in -p pipelines: "
-                 "-p 'plan-memory{export=\"out/plan.csv\"}'")
+    lines.append("option values with spaces or '{}' must be quoted in -p pipelines (-p 'name{k=\"a b\"}'); "
+                 "paths and dotted names need not be (-p 'plan-memory{export=out/plan.csv}')")
     return "\n".join(lines) + "\n"
 
 
@@ -70,15 +70,16 @@ def _duplicate_option(text: str) -> str | None:
     return None
 
 
-_PLAIN_VALUE = re.compile(r"^[A-Za-z0-9_.+,-]*$")
+_PLAIN_VALUE = re.compile(r"^(?:[A-Za-z0-9_+-]+(?:,[A-Za-z0-9_+-]+)*|[-+]?\d+\.\d*(?:[eE][-+]?\d+)?)$")
+"""A value xDSL's pipeline lexer reads as it stands: words, integers, comma lists of them, and
+decimal numbers. Anything else (``sv2.csv``, ``out/plan.csv``, ``npu.target``) is quoted for it,
+as MLIR's own pass-option syntax takes such values unquoted."""
 
 
 def _quote_flag_options(val: str) -> str:
-    """Render ``--pass=k=v k2=v2`` options for xDSL's pipeline syntax.
-
-    Values that are not plain tokens (paths such as ``export=/tmp/plan.csv``) are quoted, so
-    users can write MLIR-style flags without knowing the pipeline grammar.
-    """
+    """Render ``--pass=k=v k2=v2`` options for xDSL's pipeline syntax: values that are not
+    plain tokens (paths such as ``export=/tmp/plan.csv``) are quoted, so users can write
+    MLIR-style flags without knowing the pipeline grammar."""
     parts = []
     for token in val.split():
         key, eq, value = token.partition("=")
@@ -86,6 +87,21 @@ def _quote_flag_options(val: str) -> str:
             token = f'{key}="{value}"'
         parts.append(token)
     return " ".join(parts)
+
+
+def _quote_pipeline_options(text: str) -> str:
+    """The same quoting inside every ``name{...}`` of a ``-p`` pipeline (quoted values and
+    nested braces are left as they are)."""
+    return re.sub(r"\{([^{}\"]*)\}", lambda m: "{" + _quote_flag_options(m.group(1)) + "}", text)
+
+
+def _comma_between_options(text: str) -> str | None:
+    """The first ``name{a=1, b=2}`` that separates options with a comma (MLIR separates them
+    with spaces; a comma continues a list value)."""
+    for body in re.findall(r"\{([^{}]*)\}", text):
+        if re.search(r",\s*[A-Za-z_][\w-]*\s*=", body):
+            return body
+    return None
 
 
 def _split_pass_flags(
@@ -144,6 +160,12 @@ def _build_pipeline(items: list[tuple[str, str]]) -> list[Any]:
     passes: list[Any] = []
     for kind, text in items:
         shown = f"--{text}" if kind == "pass" else text
+        commas = _comma_between_options(text)
+        if commas is not None:
+            fixed = re.sub(r",\s*(?=[A-Za-z_][\w-]*\s*=)", " ", commas.strip())
+            raise ToolError(f"invalid pass pipeline '{shown}': pass options are separated by spaces, not commas "
+                            f"(write {{{fixed}}})")
+        text = _quote_pipeline_options(text)
         try:
             specs = list(parse_pipeline(text))
         except ArgSpecParseError as e:
