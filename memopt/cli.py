@@ -104,7 +104,10 @@ def read_input(path: str | None) -> str:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise ToolError(f"input is not UTF-8 text (invalid byte 0x{raw[e.start]:02x} at offset {e.start})") from None
+        hint = ""
+        if raw[4:8] == b"TFL3" or (path or "").lower().endswith((".onnx", ".tflite")):
+            hint = f"; it looks like a model: import it first with memopt-import {path or '-'} -o model.mlir"
+        raise ToolError(f"input is not UTF-8 text (invalid byte 0x{raw[e.start]:02x} at offset {e.start}){hint}") from None
     return text[1:] if text.startswith("\ufeff") else text
 
 

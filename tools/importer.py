@@ -9,7 +9,10 @@ Every failure is one line on stderr, ``memopt-import: error: FILE: message``, ex
 
 from __future__ import annotations
 
+import contextlib
 import io
+import os
+import tempfile
 import sys
 from collections.abc import Sequence
 
@@ -40,6 +43,28 @@ def _parser() -> ArgParser:
     return p
 
 
+@contextlib.contextmanager
+def _model_path(model: str, fmt: str | None):
+    """The model's path; ``-`` reads standard input into a temporary file (a TFLite model is
+    recognised by its contents, an ONNX one needs ``--format onnx``)."""
+    if model != "-":
+        yield model
+        return
+    from memopt.importers.common import ModelImportError
+
+    data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
+    if not data:
+        raise ModelImportError("standard input is empty (expected a .onnx or .tflite model)")
+    if fmt is None and data[4:8] != b"TFL3":
+        raise ModelImportError("a model on standard input needs --format onnx (TFLite models are recognised)")
+    suffix = ".tflite" if (fmt or "tflite") == "tflite" else ".onnx"
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "stdin" + suffix)
+        with open(path, "wb") as fh:
+            fh.write(data)
+        yield path
+
+
 def _run(argv: list[str], state: dict) -> int:
     args = _parser().parse_args(argv)
     state["file"] = args.model
@@ -52,8 +77,9 @@ def _run(argv: list[str], state: dict) -> int:
         shapes = parse_input_shapes(args.input_shape)
         dims = parse_dims(args.dim, "--dim")
         trips = parse_dims(args.trip_count, "--trip-count")
-        result = import_model(args.model, shapes, args.format, keep_static_if=args.keep_static_if, dims=dims,
-                              trip_counts=trips)
+        with _model_path(args.model, args.format) as path:
+            result = import_model(path, shapes, args.format, keep_static_if=args.keep_static_if, dims=dims,
+                                  trip_counts=trips)
     except ModelImportError as e:
         raise ToolError(" ".join(str(e).split())) from None
     for w in result.warnings:
