@@ -21,7 +21,7 @@ from xdsl.ir.affine import (
 
 from memopt.diagnostics import MemoptError
 
-from .memref_control import bind, forced, loop_runner, region_runner
+from .memref_control import bind, forced, loop_runner, region_runner, vectorised
 from .memref_machine import Machine
 from .memref_ops import load, store
 from .memref_program import Compiler, compiles
@@ -115,7 +115,7 @@ def affine_for(c: Compiler, op: Operation):
     def step(m: Machine, frame, op=op):
         lb, ub = int(max(lbs(frame))), int(min(ubs(frame)))
         run(m, frame, range(lb, ub, step_size), max(0, -(-(ub - lb) // step_size)))
-    return step
+    return vectorised(c, op, step)
 
 
 @compiles("affine.if")

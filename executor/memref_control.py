@@ -149,7 +149,16 @@ def scf_for(c: Compiler, op: Operation):
             dt = np.asarray(frame[lb]).dtype
             ivs = (dt.type(i) for i in ivs)
         run(m, frame, ivs, max(0, -(-(b - a) // s)))
-    return step
+    return vectorised(c, op, step)
+
+
+def vectorised(c: Compiler, op: Operation, step):
+    """``step``, or, when ``op`` heads a perfect nest of element accesses, the step running the
+    nest as one vectorised op (:mod:`.memref_nest`) with ``step`` as its fallback."""
+    from .memref_nest import nest_step, raise_nest
+
+    nest = raise_nest(c, op)
+    return step if nest is None else nest_step(c, nest, step)
 
 
 @compiles("scf.while")

@@ -4,9 +4,10 @@ Arguments are made the same way for every run of a given ``--seed``: a memref ar
 storage of its own holding small deterministic values (seeded by its position and the seed),
 laid out as its type says (row-major when the type leaves strides or offset dynamic); the
 caller-provided arena of ``plan-memory{arena=arg}`` is scratch, never written; an ``i1`` is the
-seed's parity; other scalars are small seeded values. A dynamic dimension takes its size from
-``--input-shape NAME=AxB`` (NAME the argument's SSA name, e.g. ``arg0``, or ``#0``, its position);
-without one the run is refused, naming the argument and the flag.
+seed's parity, an ``index`` 4 plus the seed modulo 4; other scalars are small seeded values. A
+dynamic dimension takes its size from ``--input-shape NAME=AxB`` (NAME the argument's SSA name,
+e.g. ``arg0``, or ``#0``, its position); without one the run is refused, naming the argument and
+the flag.
 """
 
 from __future__ import annotations
@@ -79,7 +80,7 @@ def scalar_argument(m: Machine, a: BlockArgument, f: func.FuncOp):
 
     t = a.type
     if isinstance(t, IndexType):
-        return m.seed % 4
+        return 4 + m.seed % 4
     try:
         elem = elem_of(t)
     except Unsupported as e:

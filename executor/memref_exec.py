@@ -23,8 +23,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.dialects import affine, func, memref, scf
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects import affine, func, scf
+from xdsl.dialects.builtin import MemRefType, ModuleOp
 
 from memopt.diagnostics import MemoptError
 
@@ -106,7 +106,10 @@ def run_memref_function(module: ModuleOp, f: func.FuncOp, seed: int = 0, *, plan
 
 
 def is_memref_function(f: func.FuncOp) -> bool:
-    return any(isinstance(op, (memref.AllocOp, memref.AllocaOp, memref.ViewOp)) for op in f.body.walk())
+    """An upstream function: it takes memrefs, or holds memref, linalg or affine ops."""
+    if any(isinstance(a.type, MemRefType) for b in f.body.blocks for a in b.args):
+        return True
+    return any(op.name.split(".")[0] in ("memref", "linalg", "affine") for op in f.body.walk())
 
 
 __all__ = ["MemrefCheck", "check_memref_function", "is_memref_function", "run_memref_function"]

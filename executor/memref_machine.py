@@ -25,7 +25,7 @@ import hashlib
 from array import array
 
 import numpy as np
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Operation
 
 from memopt.diagnostics import MemoptError, locate
 

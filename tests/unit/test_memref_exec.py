@@ -305,3 +305,83 @@ func.func @main(%x: memref<4xf32>) {
 """
     m = module_of(text)
     assert check_memref_function(m, function(m)).paths == 2
+
+
+# ---------------------------------------------------------------------- loop nests
+
+NEST = """
+#in = affine_map<(d0, d1) -> (d0 * 2 + d1)>
+func.func @main(%x: memref<13xf32>, %w: memref<3xf32>, %y: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c6 = arith.constant 6 : index
+  %c2 = arith.constant 2 : index
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%y : memref<8xf32>)
+  scf.for %i = %c1 to %c6 step %c1 {
+    scf.for %k = %c0 to %c3 step %c1 {
+      %j = affine.apply #in(%i, %k)
+      %a = memref.load %x[%j] : memref<13xf32>
+      %b = memref.load %w[%k] : memref<3xf32>
+      %acc = memref.load %y[%i] : memref<8xf32>
+      %p = arith.mulf %a, %b : f32
+      %ii = arith.index_cast %i : index to i32
+      %fi = arith.sitofp %ii : i32 to f32
+      %q = arith.addf %p, %fi : f32
+      %s = arith.addf %acc, %q : f32
+      memref.store %s, %y[%i] : memref<8xf32>
+    }
+  }
+  return
+}
+"""
+
+
+def _nest_outputs(text: str, vectorised: bool) -> list[np.ndarray]:
+    from memopt.executor import memref_nest
+
+    memref_nest.ENABLED = vectorised
+    try:
+        _, params = run(text)
+    finally:
+        memref_nest.ENABLED = True
+    return [p.values() for p in params]
+
+
+def test_a_loop_nest_runs_vectorised_with_the_values_of_the_sequential_nest():
+    fast, slow = _nest_outputs(NEST, True), _nest_outputs(NEST, False)
+    for a, b in zip(fast, slow):
+        assert a.tobytes() == b.tobytes()
+    x, w, y = fast
+    want = np.zeros(8, np.float32)
+    for i in range(1, 6):
+        for k in range(3):
+            want[i] = want[i] + (x[2 * i + k] * w[k] + np.float32(i))
+    assert y.tobytes() == want.tobytes()
+
+
+RECURRENCE = """
+func.func @main(%a: memref<8xf32>) {
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %two = arith.constant 2.0 : f32
+  scf.for %i = %c1 to %c8 step %c1 {
+    %j = arith.subi %i, %c1 : index
+    %v = memref.load %a[%j] : memref<8xf32>
+    %w = arith.mulf %v, %two : f32
+    memref.store %w, %a[%i] : memref<8xf32>
+  }
+  return
+}
+"""
+
+
+def test_a_nest_carrying_values_through_memory_runs_element_by_element():
+    (a,) = _nest_outputs(RECURRENCE, True)
+    assert a.tolist() == [float(a[0] * 2 ** i) for i in range(8)]
+    aliased = RECURRENCE.replace("%v = memref.load %a[%j]", "%v = memref.load %s[%j]").replace(
+        "  scf.for", "  %s = memref.subview %a[0] [8] [1] : memref<8xf32> to memref<8xf32, strided<[1]>>\n  scf.for").replace(
+        "%v = memref.load %s[%j] : memref<8xf32>", "%v = memref.load %s[%j] : memref<8xf32, strided<[1]>>")
+    (b,) = _nest_outputs(aliased, True)
+    assert b.tobytes() == a.tobytes()  # a loaded alias of the stored buffer: not vectorised
