@@ -45,8 +45,19 @@ def source(e: AffineExpr, dims: list[str], syms: list[str]) -> str:
     raise ValueError(f"affine expression {e}")
 
 
+_FUNCTIONS: dict[tuple, Callable[[list], tuple]] = {}
+
+
 def map_function(amap: AffineMap, slots: tuple[int, ...]) -> Callable[[list], tuple]:
     """``amap`` applied to the frame slots of its operands (dims, then symbols): a tuple."""
+    key = (amap, tuple(slots))
+    fn = _FUNCTIONS.get(key)
+    if fn is None:
+        fn = _FUNCTIONS[key] = _map_source(amap, slots)
+    return fn
+
+
+def _map_source(amap: AffineMap, slots: tuple[int, ...]) -> Callable[[list], tuple]:
     names = [f"f[{s}]" for s in slots]
     dims, syms = names[:amap.num_dims], names[amap.num_dims:]
     body = "".join(source(e, dims, syms) + ", " for e in amap.results)
@@ -107,6 +118,11 @@ def affine_store(c: Compiler, op: Operation):
 
 @compiles("affine.for")
 def affine_for(c: Compiler, op: Operation):
+    return vectorised(c, op, lambda: affine_for_step(c, op))
+
+
+def affine_for_step(c: Compiler, op: Operation):
+    """The loop run iteration by iteration."""
     lbs = map_function(op.lowerBoundMap.data, c.slots_of(op.lowerBoundOperands))
     ubs = map_function(op.upperBoundMap.data, c.slots_of(op.upperBoundOperands))
     step_size = op.step.value.data
@@ -115,7 +131,7 @@ def affine_for(c: Compiler, op: Operation):
     def step(m: Machine, frame, op=op):
         lb, ub = int(max(lbs(frame))), int(min(ubs(frame)))
         run(m, frame, range(lb, ub, step_size), max(0, -(-(ub - lb) // step_size)))
-    return vectorised(c, op, step)
+    return step
 
 
 @compiles("affine.if")

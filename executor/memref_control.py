@@ -136,6 +136,11 @@ def loop_runner(c: Compiler, op: Operation, body: Block, inits, results):
 
 @compiles("scf.for")
 def scf_for(c: Compiler, op: Operation):
+    return vectorised(c, op, lambda: scf_for_step(c, op))
+
+
+def scf_for_step(c: Compiler, op: Operation):
+    """The loop run iteration by iteration."""
     lb, ub, st = c.slots_of((op.lb, op.ub, op.step))
     run = loop_runner(c, op, op.body.blocks.first, op.iter_args, op.results)
     typed = not isinstance(op.lb.type, IndexType)
@@ -149,16 +154,25 @@ def scf_for(c: Compiler, op: Operation):
             dt = np.asarray(frame[lb]).dtype
             ivs = (dt.type(i) for i in ivs)
         run(m, frame, ivs, max(0, -(-(b - a) // s)))
-    return vectorised(c, op, step)
+    return step
 
 
-def vectorised(c: Compiler, op: Operation, step):
-    """``step``, or, when ``op`` heads a perfect nest of element accesses, the step running the
-    nest as one vectorised op (:mod:`.memref_nest`) with ``step`` as its fallback."""
+def vectorised(c: Compiler, op: Operation, iterated):
+    """The step of loop ``op``: when it heads a perfect nest of element accesses, the nest run
+    as one vectorised op (:mod:`.memref_nest`), else ``iterated()``, the loop run iteration by
+    iteration (compiled only when needed: also the nest's fallback)."""
     from .memref_nest import nest_step, raise_nest
 
     nest = raise_nest(c, op)
-    return step if nest is None else nest_step(c, nest, step)
+    if nest is None:
+        return iterated()
+    compiled = []
+
+    def fallback(m: Machine, frame) -> None:
+        if not compiled:
+            compiled.append(iterated())
+        compiled[0](m, frame)
+    return nest_step(c, nest, fallback)
 
 
 @compiles("scf.while")
@@ -282,7 +296,10 @@ def call_body(m: Machine, f: func.FuncOp, args: list, op: Operation | None) -> l
 
 
 def kernel_step(c: Compiler, op: Operation, args: tuple[int, ...]):
-    """An external kernel: reads its leading memrefs, writes its last ``memopt.outs`` (1)."""
+    """An external kernel: reads its leading memrefs, writes its last ``memopt.outs`` (1). The IR
+    does not say which operands an external function reads: a leading memref holding bytes
+    nothing wrote (in the unplanned run) is taken as one it writes first, not as a read of
+    undefined bytes; the planned run replays that decision."""
     from .data import TensorInfo, crc_seed, element_kind
     from .kernels import mix
 
@@ -293,13 +310,16 @@ def kernel_step(c: Compiler, op: Operation, args: tuple[int, ...]):
     mems = [k for k, v in enumerate(op.arguments) if isinstance(v.type, MemRefType)]
     n = op.attributes.get("memopt.outs")
     n = n.value.data if isinstance(n, IntegerAttr) else 1
-    ins, outs = [args[k] for k in mems[: len(mems) - n]], [args[k] for k in mems[len(mems) - n:]]
-    kinds = [element_kind(op.arguments[k].type.element_type) for k in mems[len(mems) - n:]]
+    ins, outs = mems[: len(mems) - n], mems[len(mems) - n:]
+    kinds = {k: element_kind(op.arguments[k].type.element_type) for k in mems}
 
     def step(m: Machine, frame, op=op):
-        srcs, dsts = [frame[s] for s in ins], [frame[s] for s in outs]
+        unwritten = [k for k in ins if m.decide(not m.defined(frame[args[k]]))]
+        srcs = [frame[args[k]] for k in ins if k not in unwritten]
+        written = outs + unwritten
+        dsts = [frame[args[k]] for k in written]
         datas = [np.ascontiguousarray(_checked(m, r, op)).reshape(-1).view(np.uint8) for r in srcs]
-        infos = [TensorInfo(r.sizes, kind, nbytes_of(r.sizes, r.elem)) for r, kind in zip(dsts, kinds)]
+        infos = [TensorInfo(r.sizes, kinds[k], nbytes_of(r.sizes, r.elem)) for r, k in zip(dsts, written)]
         results = mix(name, crc_seed(name, m.kernels), datas, infos)
         m.kernels += 1
         for k, (ref, raw) in enumerate(zip(dsts, results)):

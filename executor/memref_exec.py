@@ -63,7 +63,7 @@ def run_pair(program: Program, f: func.FuncOp, seed: int, limits: Limits, shapes
             raise
         return None
     planned = Machine(program, planned=True, seed=seed, limits=limits, shapes=shapes, branches=branches,
-                      expected=ref.log)
+                      expected=ref.log, choices=ref.choices)
     got = run_function(planned, f)
     if len(planned.log) != len(ref.log):
         raise MemoptError(f"planned execution of @{f.sym_name.data} stopped after {len(planned.log)} of the "

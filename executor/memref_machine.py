@@ -38,12 +38,15 @@ class Machine:
     """One run of a function: values, storage, the write log, limits."""
 
     def __init__(self, program: Program, *, planned: bool, seed: int = 0, limits: Limits = Limits(),
-                 shapes: dict | None = None, branches: bool | None = None, expected: array | None = None):
+                 shapes: dict | None = None, branches: bool | None = None, expected: array | None = None,
+                 choices: list[bool] | None = None):
         self.program, self.planned, self.seed, self.limits = program, planned, seed, limits
         self.shapes = shapes or {}
         self.branches = branches  # force every if's branch (None: its condition decides)
         self.expected = expected  # the unplanned run's write log, to match
         self.log = array("q")
+        self.choices: list[bool] = []  # decisions the unplanned run made, which the planned run replays
+        self.replay = iter(choices or ())
         self.ops = self.reads = self.live = self.kernels = 0
         self.op: Operation | None = None
         self.pending: dict[tuple, tuple[Ref, Operation]] = {}  # DMA in flight: tag element -> destination
@@ -81,6 +84,18 @@ class Machine:
             raise MemoptError(f"buffer '{storage.name}' is deallocated twice (first at {where(storage.freed)})", op)
         storage.freed = op
         self.live -= storage.nbytes
+
+    def decide(self, unplanned: bool) -> bool:
+        """A decision taken in the unplanned run (``unplanned``), replayed as it was when planned."""
+        if self.expected is None:
+            self.choices.append(unplanned)
+            return unplanned
+        return next(self.replay, unplanned)
+
+    def defined(self, ref: Ref) -> bool:
+        """Every byte of ``ref`` was written through it (unplanned storage is never shared)."""
+        sh = ref.shadow()
+        return sh is None or bool((sh == ref.owner).all())
 
     # ------------------------------------------------------------------ reads and writes
     def access(self, ref: Ref, op: Operation, what: str) -> None:
@@ -141,8 +156,8 @@ class Machine:
         if sh is not None:
             sh[...] = ref.owner
         self.last_writer[ref.owner] = op
-        self.record(op, k, hashlib.blake2b(memoryview(np.ascontiguousarray(arr)).cast("B"), digest_size=16).digest(),
-                    ref)
+        data = np.ascontiguousarray(arr).reshape(-1).view(np.uint8)
+        self.record(op, k, hashlib.blake2b(data, digest_size=16).digest(), ref)
 
     def record(self, op: Operation, k: int, data, ref: Ref | None) -> None:
         """Log one write; in planned execution, it must be the unplanned run's write at this place."""

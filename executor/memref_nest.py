@@ -53,7 +53,7 @@ class Access:
 @dataclass
 class Nest:
     loops: list[Operation]
-    ivs: tuple[int, ...]
+    ivs: tuple[int, ...]  # the loops whose induction variable the payload uses
     symbols: tuple[int, ...]
     loads: list[Access]
     stores: list[Access]
@@ -112,7 +112,7 @@ def _raise(c: Compiler, op: Operation) -> Nest:
     if any(v in ivs for lp in loops for v in _loop(lp)):
         raise _NotANest  # a bound depending on an outer loop: not a box
     trace = _Indices(ivs)
-    loads, stores, steps = [], [], []
+    loads, stores, computed = [], [], []
     for o in inner.ops:
         if o is inner.last_op:
             continue
@@ -122,16 +122,28 @@ def _raise(c: Compiler, op: Operation) -> Nest:
             stores.append(Access(o, c.slot(o.operands[1]), trace.of_access(o), c.slot(o.operands[0])))
         elif o.name == "affine.apply" or _is_scalar(o):
             trace.note(o)
-            steps.append(c.step(o))
+            computed.append(o)
         else:
             raise _NotANest
     if not stores:
         raise _NotANest
     _check_accesses(loads, stores, list(inner.ops))
-    symbols = c.slots_of(trace.symbols)
-    body = Code(c.slots_of(ivs), steps, None, (), op)
-    types = [None if isinstance(v.type, IndexType) else value_dtype(v.type) for v in ivs]
-    return Nest(loops, c.slots_of(ivs), symbols, loads, stores, body, types)
+    needed = _payload(computed, [s.op.operands[0] for s in stores])
+    used_ivs = [k for k, v in enumerate(ivs) if any(v in o.operands for o in needed)]
+    body = Code(c.slots_of([ivs[k] for k in used_ivs]), [c.step(o) for o in needed], None, (), op)
+    types = [None if isinstance(ivs[k].type, IndexType) else value_dtype(ivs[k].type) for k in used_ivs]
+    return Nest(loops, tuple(used_ivs), c.slots_of(trace.symbols), loads, stores, body, types)
+
+
+def _payload(computed: list[Operation], stored: list[SSAValue]) -> list[Operation]:
+    """The ops the stored values depend on, in order (index arithmetic feeding only loads and
+    stores is the indexing maps' business)."""
+    needed, wanted = [], set(stored)
+    for o in reversed(computed):
+        if any(r in wanted for r in o.results):
+            needed.append(o)
+            wanted.update(o.operands)
+    return needed[::-1]
 
 
 def _is_scalar(op: Operation) -> bool:
@@ -374,8 +386,9 @@ def _body(m: Machine, frame: list, nest: Nest, boxes: list[range], arg_of: dict,
     code, loads, stores = nest.body, nest.loads, nest.stores
 
     def body(args, index):
-        for k, (s, r, dt) in enumerate(zip(code.args, boxes, nest.iv_types)):
-            iv = index(k) * r.step + r.start
+        for k, s, dt in zip(nest.ivs, code.args, nest.iv_types):
+            r = boxes[k]
+            iv = index(k) if r.step == 1 and r.start == 0 else index(k) * r.step + r.start
             frame[s] = iv if dt is None else iv.astype(dt)
         for ld in loads:
             k = accumulated.get(ld.memref)

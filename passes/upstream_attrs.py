@@ -8,7 +8,7 @@ touches (about 0.1 s of a ``memopt-opt`` run).
 from __future__ import annotations
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import MemRefType
+from xdsl.dialects.builtin import MemRefType, ModuleOp
 
 ARENA_SIZE_ATTR = "memopt.arena_size"
 LOWER_BOUND_ATTR = "memopt.lower_bound"
@@ -36,5 +36,14 @@ def is_upstream(f: func.FuncOp) -> bool:
     return has_memref
 
 
+def is_upstream_module(module: ModuleOp) -> bool:
+    """True when the module is upstream IR: no memopt dialect op, and a function that
+    :func:`is_upstream` (memref arguments or memref ops) or a memref op at module level."""
+    if any(op.name.startswith("memopt.") for op in module.walk()):
+        return False
+    return any(op.name.startswith("memref.") or isinstance(op, func.FuncOp) and is_upstream(op)
+               for op in module.body.block.ops)
+
+
 __all__ = ["ARENA_ALIGNMENT_ATTR", "ARENA_ARG_ATTR", "ARENA_ATTR", "ARENA_MODES", "ARENA_SIZE_ATTR", "LOWER_BOUND_ATTR", "SPACE_SIZES_ATTR",
-           "STRATEGY_ATTR", "is_upstream"]
+           "STRATEGY_ATTR", "is_upstream", "is_upstream_module"]

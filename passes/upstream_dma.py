@@ -53,17 +53,6 @@ SEQUENTIAL = (scf.IfOp, scf.ForOp, scf.WhileOp, scf.IndexSwitchOp, scf.ExecuteRe
 """Control flow whose regions run one at a time: a Region inside them may own staging buffers."""
 
 
-def is_upstream_module(module: ModuleOp) -> bool:
-    """True when the module's functions are upstream IR (memref ops, no memopt dialect ops)."""
-    has_memref = False
-    for op in module.walk():
-        if op.name.startswith("memopt."):
-            return False
-        if op.name.startswith("memref."):
-            has_memref = True
-    return has_memref
-
-
 def remark(op: Operation | None, text: str) -> None:
     sys.stderr.write(f"insert-dma: remark: {where(op)}{text}\n")
 
@@ -430,6 +419,6 @@ def _erase_dead(roots: list[Operation]) -> None:
 
 
 __all__ = [
-    "ONCHIP_SIZE_ATTR", "STAGING_ATTR", "UpstreamWeight", "arena_bytes", "is_kernel", "is_upstream_module",
+    "ONCHIP_SIZE_ATTR", "STAGING_ATTR", "UpstreamWeight", "arena_bytes", "is_kernel",
     "kernel_profile", "reapply", "trace_weight", "upstream_regions", "write_schedule",
 ]

@@ -417,7 +417,22 @@ def _prove_upstream(pristine) -> None:
         for f in [o for o in m.body.block.ops if isinstance(o, func.FuncOp) and o.body.blocks]:
             if is_memref_function(f):
                 for seed in (0, 1):
-                    check_memref_function(m, f, seed=seed)
+                    try:
+                        check_memref_function(m, f, seed=seed, shapes=_dynamic_shapes(f))
+                    except MemoptError as e:
+                        if str(e).startswith("cannot execute operation"):
+                            pytest.skip(str(e))  # an op memopt-run has no semantics for (remarked)
+                        raise
+
+
+def _dynamic_shapes(f) -> dict:
+    """``--input-shape`` for every dynamically shaped argument: each unknown dimension 3."""
+    from xdsl.dialects.builtin import MemRefType
+
+    from memopt.executor.memref_values import DYNAMIC
+
+    return {a.name_hint or f"#{a.index}": [3 if d == DYNAMIC else d for d in a.type.get_shape()]
+            for a in f.body.blocks.first.args if isinstance(a.type, MemRefType) and DYNAMIC in a.type.get_shape()}
 
 
 def _expected_to_fail(text: str) -> bool:
@@ -445,7 +460,7 @@ def test_every_example_plans_verifies_and_executes_identically(path):
         pytest.skip(f"not a plain memopt module: {type(e).__name__}")
     if not planned_functions(pristine):
         pytest.skip("no function with a body")
-    from memopt.passes.upstream_dma import is_upstream_module
+    from memopt.passes.upstream_attrs import is_upstream_module
 
     if is_upstream_module(pristine):
         _prove_upstream(pristine)
@@ -565,7 +580,8 @@ def test_per_channel_batchnorm_in_place_is_checked_as_elementwise(tmp_path):
 
 def test_affine_stores_are_checked_element_by_element(tmp_path):
     """affine.for/load/store execute; a plan that puts %b one element above %a (so the second
-    loop's store to b[i] clobbers a[i+1] before it is read) is caught at that store, while the
+    loop's store to b[i] clobbers a[i+1] before it is read) is caught at that read, naming both
+    buffers, while the
     real plan (where %c reuses %a's bytes after %a's last read) matches."""
     text = (ROOT / "tests" / "filecheck" / "upstream" / "affine.mlir").read_text()
     bin_dir = Path(sys.executable).parent
@@ -579,4 +595,5 @@ def test_affine_stores_are_checked_element_by_element(tmp_path):
     assert ok.returncode == 0, ok.stderr
     run = subprocess.run([bin_dir / "memopt-run", "--check", bad], capture_output=True, text=True)
     assert run.returncode == 1
-    assert run.stderr.strip().endswith("buffer '%b' differs between planned and unplanned execution")
+    assert run.stderr.strip().endswith("buffer '%a' differs between planned and unplanned execution: its bytes "
+                                       "were overwritten by '%b' (written at line 15) before this read")

@@ -71,7 +71,7 @@
 // THREE: %tags = memref.alloc() {memopt.staging} : memref<4xi32, 3 : i64>
 // RUN: memopt-opt %s --plan-memory --insert-dma=staging-space=3 | iree-opt > /dev/null
 // RUN: not memopt-opt %s --insert-dma=staging-space=0 2>&1 | filecheck %s --check-prefix=ZERO
-// ZERO: {{^}}memopt-opt: error: {{.*}}dma-linalg.mlir:[[# @LINE + 19]]:3: insert-dma: staging-space=0 is the memory space of weight @w (memref.dma_start copies between memory spaces; choose another or leave it unset){{$}}
+// ZERO: {{^}}memopt-opt: error: {{.*}}dma-linalg.mlir:[[# @LINE + 21]]:3: insert-dma: staging-space=0 is the memory space of weight @w (memref.dma_start copies between memory spaces; choose another or leave it unset){{$}}
 // RUN: not memopt-opt %s --insert-dma=staging-space=x 2>&1 | filecheck %s --check-prefix=WORD
 // WORD: {{^}}memopt-opt: error: {{.*}}option 'staging-space' does not take 'x' (values: integer >= 0 (unset: auto {{.*}}){{$}}
 
@@ -90,6 +90,8 @@ func.func @main(%x: memref<2x8xf32>, %y: memref<2x16xf32>, %q: memref<2x16xi32>,
   %bytes = memref.get_global @bytes : memref<128xi8>
   %w2 = memref.view %bytes[%c64][] : memref<128xi8> to memref<16xf32>
   %t = memref.alloc() : memref<2x16xf32>
+  %f0 = arith.constant 0.0 : f32
+  linalg.fill ins(%f0 : f32) outs(%t : memref<2x16xf32>)
   linalg.matmul ins(%x, %wd : memref<2x8xf32>, memref<?x16xf32>) outs(%t : memref<2x16xf32>)
   linalg.matmul ins(%x, %slice : memref<2x8xf32>, memref<8x16xf32, strided<[16, 1], offset: 128>>) outs(%t : memref<2x16xf32>)
   linalg.broadcast ins(%bias : memref<16xi32>) outs(%q : memref<2x16xi32>) dimensions = [0]
