@@ -376,8 +376,7 @@ def analyze_upstream(f: func.FuncOp, space: int = 0, alignment: int = 1) -> Upst
                                   "cf branches), so its buffers are left as they are"))
         return lt
     tracer = _Tracer(f)
-    buffers: list[Buffer] = []
-    names = _Names()
+    candidates: dict[Operation, _Trace] = {}
     for op in f.body.walk():
         if not isinstance(op, ALLOCS) or not isinstance(op.results[0].type, MemRefType):
             continue
@@ -395,6 +394,13 @@ def analyze_upstream(f: func.FuncOp, space: int = 0, alignment: int = 1) -> Upst
         if not t.accessed and not isinstance(op, CloneOp) and t.carried_by is None:
             lt.unused.append(op)
             continue
+        candidates[op] = t
+    for op, why in _freed_with_unplanned(f, candidates):
+        del candidates[op]
+        lt.remarks.append((op, f"not planned: {why}"))
+    buffers: list[Buffer] = []
+    names = _Names()
+    for op, t in candidates.items():
         buffers += _buffers(tracer, op, t, names.take(op), alignment)
         lt.allocs += [op] * (2 if t.carried_by is not None else 1)
         if t.carried_by is not None:
@@ -403,6 +409,83 @@ def analyze_upstream(f: func.FuncOp, space: int = 0, alignment: int = 1) -> Upst
         buffers += _call_scratch(tracer, lt, alignment, names)
     lt.problem = Problem.of(buffers)
     return lt
+
+
+def _freed_with_unplanned(f: func.FuncOp, candidates: dict[Operation, _Trace]) -> list[tuple[Operation, str]]:
+    """The candidates a deallocation frees through a value that may also be a buffer left
+    unplanned (an ``scf.if`` result or loop-carried value merging the two): the deallocation can
+    neither stay (it would free arena bytes) nor go (the other buffer would leak), so they are
+    left unplanned too — repeated until no deallocation mixes the two."""
+    freed = [v for op in f.body.walk() if isinstance(op, DEALLOCS)
+             for v in (op.operands if isinstance(op, memref.DeallocOp) else op.memrefs)]
+    sources = _Sources()
+    planned = set(candidates)
+    left: list[tuple[Operation, str]] = []
+    changed = True
+    while changed:
+        changed = False
+        for v in freed:
+            roots = sources.of(v)
+            mixed = [r for r in roots if r in planned]
+            other = next((r for r in roots if r not in planned), None)
+            if not mixed or other is None:
+                continue
+            for op in mixed:
+                planned.discard(op)
+                left.append((op, f"it is deallocated through a value that may also be {_describe(other)}, "
+                                 "which is not planned"))
+            changed = True
+    return left
+
+
+def _describe(root) -> str:
+    if isinstance(root, Operation):
+        return f"'%{root.results[0].name_hint or '?'}' ({root.name})"
+    return f"'%{root.name_hint or '?'}'"
+
+
+class _Sources:
+    """What a memref value may be, followed backwards: the allocs (ops) and other origins
+    (function arguments, call results, globals: values) behind its views, ``scf.if``-like
+    results (every branch's yield) and loop-carried values (init and yield)."""
+
+    def __init__(self):
+        self.memo: dict[SSAValue, frozenset] = {}
+
+    def of(self, v: SSAValue) -> frozenset:
+        if v not in self.memo:
+            self.memo[v] = frozenset()  # a cycle through a loop adds nothing new
+            self.memo[v] = frozenset(self._compute(v))
+        return self.memo[v]
+
+    def _compute(self, v: SSAValue) -> set:
+        op = v.owner
+        if isinstance(op, Operation):
+            if isinstance(op, ALLOCS):
+                return {op}
+            if isinstance(op, VIEWS):
+                return set(self.of(op.operands[0]))
+            k = v.index
+            if isinstance(op, PASS_THROUGH):
+                return {r for region in op.regions for b in region.blocks
+                        if b.last_op is not None and b.last_op.has_trait(IsTerminator) and k < len(b.last_op.operands)
+                        for r in self.of(b.last_op.operands[k])}
+            if isinstance(op, LOOPS_WITH_IV):
+                return self._carried(op, k)
+            return {v}
+        block = op
+        loop = block.parent_op()
+        if isinstance(loop, LOOPS_WITH_IV) and block is loop.body.blocks[0] and v.index >= 1:
+            return self._carried(loop, v.index - 1)
+        return {v}
+
+    def _carried(self, loop: Operation, k: int) -> set:
+        inits = loop.iter_args if isinstance(loop, scf.ForOp) else loop.inits
+        out = set(self.of(inits[k])) if k < len(inits) else set()
+        term = loop.body.blocks[0].last_op
+        if term is not None and k < len(term.operands):
+            out |= self.of(term.operands[k])
+        return out
 
 
 def _unstructured(f: func.FuncOp) -> bool:

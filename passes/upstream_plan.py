@@ -19,12 +19,13 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.traits import IsTerminator
 
 from memopt.dialects.ownership import DeallocOp
 from memopt.dialects.upstream_syntax import AllocOp
 from memopt.planning import Solution
 
-from .upstream_lifetime import VIEWS, UpstreamLifetimes, scratch_name
+from .upstream_lifetime import LOOPS_WITH_IV, PASS_THROUGH, VIEWS, UpstreamLifetimes, scratch_name
 
 from .upstream_attrs import (  # noqa: F401 - re-exported
     ARENA_ALIGNMENT_ATTR, ARENA_ARG_ATTR, ARENA_ATTR, ARENA_MODES, ARENA_SIZE_ATTR, LOWER_BOUND_ATTR,
@@ -146,7 +147,7 @@ def _views(lt: UpstreamLifetimes, solution: Solution, arena) -> None:
         if isinstance(alloc, func.CallOp):
             _pass_scratch(alloc, arena, _constant(offs[0], alloc))
             continue
-        _drop_deallocations(alias_closure(alloc.results[0]))
+        _drop_deallocations(alias_closure(alloc.results[0], through_yields=True))
         offset = _parity_offset(lt.carried[alloc], offs, alloc) if alloc in lt.carried else _constant(offs[0], alloc)
         _replace_with_view(alloc, arena, offset)
 
@@ -221,8 +222,10 @@ def _replace_with_view(alloc: Operation, arena: SSAValue, offset: SSAValue) -> N
     Rewriter.erase_op(alloc)
 
 
-def alias_closure(v: SSAValue) -> set[SSAValue]:
-    """``v`` and every value a view or cast makes of it, transitively."""
+def alias_closure(v: SSAValue, through_yields: bool = False) -> set[SSAValue]:
+    """``v`` and every value a view or cast makes of it, transitively; with ``through_yields``
+    also what it becomes when yielded (an ``scf.if``-like op's result, a loop's iter_arg and
+    result) — the tracer leaves unplanned whatever such a value may also be."""
     seen: set[SSAValue] = set()
     work = [v]
     while work:
@@ -231,9 +234,27 @@ def alias_closure(v: SSAValue) -> set[SSAValue]:
             continue
         seen.add(x)
         for use in x.uses:
-            if isinstance(use.operation, VIEWS):
-                work += [r for r in use.operation.results if isinstance(r.type, MemRefType)]
+            user = use.operation
+            if isinstance(user, VIEWS):
+                work += [r for r in user.results if isinstance(r.type, MemRefType)]
+            elif through_yields:
+                work += _yielded_as(user, use.index)
     return seen
+
+
+def _yielded_as(user: Operation, index: int) -> list[SSAValue]:
+    """The values operand ``index`` of ``user`` lives on as when ``user`` is a yield or a loop."""
+    parent = user.parent_op() if user.has_trait(IsTerminator) else None
+    if isinstance(parent, PASS_THROUGH) and index < len(parent.results):
+        return [parent.results[index]]
+    if isinstance(parent, LOOPS_WITH_IV) and index < len(parent.results):
+        return [parent.body.blocks[0].args[index + 1], parent.results[index]]
+    if isinstance(user, LOOPS_WITH_IV):
+        inits = user.iter_args if isinstance(user, scf.ForOp) else user.inits
+        k = index - (len(user.operands) - len(inits))
+        if k >= 0:
+            return [user.body.blocks[0].args[k + 1], user.results[k]]
+    return []
 
 
 def _drop_deallocations(aliases: set[SSAValue]) -> None:
