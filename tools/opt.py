@@ -141,7 +141,8 @@ def _split_pass_flags(
                 continue
             key, eq, val = a[2:].partition("=")
             if key in pass_names:
-                items.append(("pass", f"{key}{{{_quote_flag_options(val)}}}" if eq and val.strip() else key))
+                quoted = val if _comma_between_options(f"{{{val}}}") else _quote_flag_options(val)  # error below
+                items.append(("pass", f"{key}{{{quoted}}}" if eq and val.strip() else key))
                 i += 1
                 continue
         rest.append(a)
