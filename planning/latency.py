@@ -120,6 +120,12 @@ def parse_target(text: str, base: Target | None = None) -> Target:
     return replace(base or Target(), **{k.replace("-", "_"): v for k, v in values.items()})
 
 
+def text_line_of(path: str, offset: int) -> int:
+    """The 1-based line of byte ``offset`` in the file at ``path``."""
+    with open(path, "rb") as f:
+        return f.read(offset).count(b"\n") + 1
+
+
 def load_target(path: str | None, overrides: dict[str, int | None] | None = None) -> Target:
     """Default target, then the file at ``path`` (if any), then non-None ``overrides``."""
     target = Target()
@@ -129,6 +135,10 @@ def load_target(path: str | None, overrides: dict[str, int | None] | None = None
                 text = f.read()
         except OSError as e:
             raise LatencyError(f"cannot read target file '{path}': {e.strerror or e}") from None
+        except UnicodeDecodeError as e:
+            line = text_line_of(path, e.start)
+            raise LatencyError(f"target file '{path}' line {line}: not UTF-8 text (byte 0x{e.object[e.start]:02x}); "
+                               "a target file is 'key = value' lines") from None
         target = parse_target(text, target)
     changes = {k: v for k, v in (overrides or {}).items() if v is not None}
     return replace(target, **changes) if changes else target

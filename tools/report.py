@@ -53,6 +53,9 @@ def _format(path: str) -> str:
     if path == "-":
         return "txt"
     ext = os.path.splitext(path)[1].lower().lstrip(".")
+    if not ext:
+        raise ToolError(f"-o '{path}': no extension to choose the format by (give one of: "
+                        f"{', '.join('.' + f for f in FORMATS)}; '-' writes text to stdout)")
     if ext not in FORMATS:
         raise ToolError(f"-o '{path}': unknown extension '.{ext}' (expected one of: {', '.join('.' + f for f in FORMATS)})")
     return ext
