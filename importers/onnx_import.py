@@ -190,7 +190,7 @@ class OnnxReader:
                     shown.append(str(d.dim_value))
                 else:
                     unknown.append(f"dim {k} '{d.dim_param}'" if d.dim_param else f"dim {k} unknown")
-                    shown.append("?")
+                    shown.append("1")  # a placeholder the flag accepts (the message says to use yours)
             if unknown:
                 missing.append((vi.name, ", ".join(unknown), shown))
         if missing:
