@@ -7,7 +7,9 @@ order. The placement is recorded as discardable attributes:
 
 * ``memopt.onchip_offset = K : i64`` on every ``memopt.dma_buffer`` — its on-chip byte offset;
 * ``memopt.onchip_size = N : i64`` on the module — total on-chip bytes, the largest arena plus
-  the DMA buffers.
+  the DMA buffers;
+* ``memopt.capacity = C : i64`` on the module — the on-chip capacity ``insert-dma`` was given
+  (its ``capacity`` or its target's), which ``plan-memory`` run afterwards must respect too.
 
 :func:`place_dma_buffers` is called by ``insert-dma`` (when the module is already planned) and by
 ``plan-memory`` (when DMA buffers already exist); :func:`check_dma_layout` is ``verify-plan``'s
@@ -26,6 +28,21 @@ from memopt.planning import align_up
 
 ONCHIP_OFFSET_ATTR = "memopt.onchip_offset"
 ONCHIP_SIZE_ATTR = "memopt.onchip_size"
+CAPACITY_ATTR = "memopt.capacity"
+
+
+def record_capacity(module: ModuleOp, capacity: int | None) -> None:
+    """Record the on-chip capacity a schedule was made for (the smallest one given wins)."""
+    if capacity is None:
+        return
+    known = recorded_capacity(module)
+    module.attributes[CAPACITY_ATTR] = IntegerAttr(capacity if known is None else min(known, capacity), i64)
+
+
+def recorded_capacity(module: Operation) -> int | None:
+    """The capacity ``insert-dma`` recorded on ``module``, if any."""
+    a = module.attributes.get(CAPACITY_ATTR)
+    return a.value.data if isinstance(a, IntegerAttr) else None
 
 
 def dma_buffers(module: Operation) -> list[DmaBufferOp]:
@@ -114,6 +131,10 @@ def check_dma_layout(module: ModuleOp) -> None:
     if not placed:
         return
     total = _int_attr(module, ONCHIP_SIZE_ATTR)
+    capacity = recorded_capacity(module)
+    if capacity is not None and total > capacity:
+        raise MemoptError(f"invalid plan: on-chip memory needs {total} bytes (arena plus DMA buffers), over the "
+                          f"capacity {capacity} recorded by insert-dma", module)
     for off, size, b in placed:
         if off + size > total:
             raise MemoptError(
@@ -123,7 +144,7 @@ def check_dma_layout(module: ModuleOp) -> None:
 
 
 __all__ = [
-    "ONCHIP_OFFSET_ATTR", "ONCHIP_SIZE_ATTR", "check_dma_layout", "dma_buffers", "layout_after_arena",
+    "CAPACITY_ATTR", "ONCHIP_OFFSET_ATTR", "ONCHIP_SIZE_ATTR", "record_capacity", "recorded_capacity", "check_dma_layout", "dma_buffers", "layout_after_arena",
     "onchip_total", "place_dma_buffers",
     "planned_arenas",
 ]

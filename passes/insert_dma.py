@@ -76,7 +76,7 @@ from memopt.diagnostics import MemoptError, copy_location
 from memopt.dialects.memopt import (
     ComputeOp, DmaBufferOp, DmaStartOp, DmaWaitOp, GetGlobalOp, GlobalOp, ViewOp,
 )
-from memopt.passes.dma_layout import dma_buffers, onchip_total, place_dma_buffers, planned_arenas
+from memopt.passes.dma_layout import dma_buffers, onchip_total, place_dma_buffers, planned_arenas, record_capacity
 from memopt.passes.dma_profile import offchip_profile, weight_uses
 from memopt.passes.dma_regions import Region, cut_function, regions
 from memopt.passes.options import option
@@ -236,6 +236,7 @@ class InsertDmaPass(TargetOptions, ModulePass):
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         target = self.check_options()
+        record_capacity(op, target.capacity)  # plan-memory, run afterwards, must respect it too
         ring = _parse_ring(self.ring)
         upstream = is_upstream_module(op)
         if upstream:

@@ -12,7 +12,8 @@ Options:
   inplace       let ops with an ``inplace`` hint overwrite an input that dies there (default true)
   control-flow  how ``if`` branches share memory: flat | serial | merge | joint (default joint)
   capacity      fail when an arena, or the arena plus the DMA staging buffers, exceeds this
-                many bytes (default: unlimited)
+                many bytes (default: unlimited) — or the target's ``capacity``, or the one an
+                earlier ``insert-dma`` recorded (``memopt.capacity``): the smallest of them
   budget        seconds for anytime strategies (``search``; admits them into ``best``)
   export        path of a CSV file to write the plan to
   match-range   ``nnvm`` only: NNVM's match range (a number >= 0, or ``auto`` to search 1..32)
@@ -54,7 +55,7 @@ from __future__ import annotations
 
 import math
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from xdsl.context import Context
 from xdsl.dialects import builtin
@@ -165,7 +166,8 @@ class PlanMemoryPass(ModulePass):
     inplace: bool = option(True, "let an op with an inplace hint overwrite an input that dies there")
     control_flow: str = option("joint", "how the branches of an if share memory (see docs)",
                                choices=CONTROL_FLOW_MODES)
-    capacity: int | None = option(None, "fail when an arena (plus DMA staging buffers) exceeds this many bytes",
+    capacity: int | None = option(None, "fail when an arena (plus DMA staging buffers) exceeds this many bytes "
+                                  "(also the target's capacity and one an earlier insert-dma recorded: the smallest)",
                                   values="integer >= 0")
     budget: float | int | None = option(None, "seconds for anytime strategies (search); admits them into best",
                                         values="number > 0")
@@ -206,6 +208,14 @@ class PlanMemoryPass(ModulePass):
             return load_target(self.target)
         except LatencyError as e:
             raise MemoptError(f"plan-memory: {e}") from None
+
+    def _capacity(self, module: builtin.ModuleOp) -> int | None:
+        """The on-chip capacity to respect: the smallest of this pass's ``capacity``, its
+        target's, and the one an earlier ``insert-dma`` recorded."""
+        from memopt.passes.dma_layout import recorded_capacity
+
+        given = [c for c in (self.capacity, self._target().capacity, recorded_capacity(module)) if c is not None]
+        return min(given, default=None)
 
     def _arena_of(self, f) -> int:
         return plan_function_memory(f, self._strategy(), control_flow=self.control_flow, inplace=self.inplace,
@@ -315,6 +325,10 @@ class PlanMemoryPass(ModulePass):
             self.strategy, self.alignment, self.control_flow, self.capacity, self.budget,
             self.match_range, self.num_groups,
         )
+        capacity = self._capacity(op)
+        if capacity != self.capacity:
+            replace(self, capacity=capacity).apply(ctx, op)
+            return
         rows = []
         funcs = planned_functions(op)
         self._refuse_upstream(funcs)

@@ -34,7 +34,7 @@ builtin.module {
 // OVER-NOT: Traceback
 
 // FIT:      insert-dma: remark: @main/0: left 1 of 4 weight loads unpipelined
-// FIT:      builtin.module attributes {memopt.onchip_size = 1280 : i64}
+// FIT:      builtin.module attributes {memopt.capacity = 32768 : i64, memopt.onchip_size = 1280 : i64}
 // FIT:      memopt.dma_buffer @alloc0 size 256 {memopt.onchip_offset = 512 : i64}
 // FIT-NEXT: memopt.dma_buffer @alloc1 size 512 {memopt.onchip_offset = 768 : i64}
 // FIT:      %b = memopt.compute "fc"(%a, %gb) {cost = 3000000 : i64, memopt.offsets = array<i64: {{[0-9]+}}>, memopt.dma_skipped}

@@ -97,7 +97,7 @@
 // LOSS-RANGE: memopt-opt: error: invalid options for pass 'insert-dma': ring-loss must be in [0, 1] (an eta difference), got 1.5
 
 // CAPPED:      insert-dma: remark: ring=auto: 768 bytes (no wrap-around: 1408; goal: eta within 0.01 of no wrap-around's, at most 1024 on-chip bytes)
-// CAPPED:      builtin.module attributes {memopt.onchip_size = 832 : i64}
+// CAPPED:      builtin.module attributes {memopt.capacity = 1088 : i64, memopt.onchip_size = 832 : i64}
 // CAPPED:      memopt.dma_buffer @ring size 768 {memopt.onchip_offset = 64 : i64}
 // CAPPED:      memopt.dma_start @w2 into @ring[offset 0]
 
