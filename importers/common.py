@@ -22,6 +22,7 @@ names. The builder owns everything IR-shaped, so both formats produce the same c
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Hashable, Sequence
 from contextlib import contextmanager
@@ -113,6 +114,11 @@ def nbytes(shape: Sequence[int], dtype: str) -> int:
 # --------------------------------------------------------------------------- input shapes
 
 
+MAX_ELEMENTS = 1 << 56
+"""The most elements an input may have: its byte size (at 8 bytes an element, shifted into
+offsets) stays well inside int64."""
+
+
 def parse_input_shapes(specs: Sequence[str]) -> dict[str, tuple[int, ...]]:
     """``["input=1x576", "sr="]`` → ``{"input": (1, 576), "sr": ()}``; the last ``=`` splits,
     so names may contain ``=``-free colons and slashes. An empty shape is a scalar. The same
@@ -137,6 +143,9 @@ def parse_input_shapes(specs: Sequence[str]) -> dict[str, tuple[int, ...]]:
                 raise ModelImportError(f"--input-shape '{spec}': {e}; dimensions are integers separated by 'x'") from None
             if any(d < 0 for d in shape):
                 raise ModelImportError(f"--input-shape '{spec}': dimensions must be >= 0")
+            if math.prod(shape) > MAX_ELEMENTS:
+                raise ModelImportError(f"--input-shape '{spec}': {math.prod(shape)} elements, more than 2^56 (its "
+                                       "byte size would not fit a 64-bit integer)")
         out[name] = shape
     return out
 

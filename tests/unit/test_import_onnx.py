@@ -367,6 +367,15 @@ def test_helpers():
     assert sanitize("Slice_1") == "Slice.1"  # xDSL would strip a trailing _<digits>
 
 
+def test_an_input_shape_whose_size_overflows_is_refused_by_name():
+    """Dimensions each in range whose product is not (a byte size past int64) are refused when
+    parsed, naming the flag, not deep in the importer."""
+    with pytest.raises(ModelImportError, match=r"--input-shape 'input=9999999999x9999999999': 99999999980000000001 "
+                                               r"elements, more than 2\^56"):
+        parse_input_shapes(["input=9999999999x9999999999"])
+    assert parse_input_shapes(["input=65536x65536"]) == {"input": (65536, 65536)}
+
+
 # --------------------------------------------------------------------------- invalid models
 
 
