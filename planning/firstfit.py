@@ -44,13 +44,14 @@ def _choose_cap(lengths: np.ndarray, starts_per_step: float) -> int:
     """The lifetime cap minimising the buffers looked at per placement: those of its window (a
     window spans ``cap + length`` steps at ``starts_per_step`` starts per step) plus the long
     ones."""
-    qs = np.unique(np.quantile(lengths, [0.5, 0.75, 0.9, 0.95, 0.98, 0.99, 0.995, 0.999, 1.0]).astype(np.int64))
+    # "lower": quantiles are lengths of the array (exact integers, even near the int64 limit)
+    qs = np.unique(np.quantile(lengths, [0.5, 0.75, 0.9, 0.95, 0.98, 0.99, 0.995, 0.999, 1.0], method="lower"))
     mean = float(lengths.mean())
     n = len(lengths)
     best, best_cost = int(qs[-1]), float("inf")
     for q in qs:
         long_count = int(np.count_nonzero(lengths > q))
-        cost = (q + mean) * starts_per_step + long_count
+        cost = (float(q) + mean) * starts_per_step + long_count
         if cost < best_cost:
             best, best_cost = int(q), cost
     return max(best, 0) if n else 0
