@@ -259,6 +259,9 @@ def _arg_parser() -> ArgParser:
         action="store_true",
         help="print the resolved pass pipeline on stdout and exit",
     )
+    p.add_argument("--summary", action="store_true",
+                   help="after the passes, print the plan on stderr: per function its arena against the "
+                        "lower bound, the strategy, the on-chip total with DMA buffers")
     p.add_argument("-h", "--help", action="store_true", help="show this help and exit")
     return p
 
@@ -322,6 +325,10 @@ def _run(argv: Sequence[str], state: dict[str, str]) -> int:
     out.write("\n")
     result = out.getvalue()
     write_output(args.output_file, result)
+    if args.summary:
+        from .summary import summary_lines
+
+        sys.stderr.write("".join(f"{PROG}: summary: {line}\n" for line in summary_lines(module)))
     return 0
 
 
