@@ -160,7 +160,8 @@ class PlanMemoryPass(ModulePass):
 
     name = "plan-memory"
 
-    strategy: str = option("best", "planning strategy; best runs them all and keeps the smallest arena",
+    strategy: str = option("best", "planning strategy; best runs them all and keeps the smallest arena "
+                           "(search ignores inplace hints)",
                            choices=strategy_names)
     alignment: int = option(16, "byte alignment of every offset", values="power of two >= 1")
     inplace: bool = option(True, "let an op with an inplace hint overwrite an input that dies there")

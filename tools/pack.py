@@ -73,10 +73,15 @@ def run(argv: list[str] | None = None) -> int:
         what = "input plan" if args.check else f"strategy '{solution.strategy}' produced an invalid plan"
         raise PlanningError(f"{source}: {what}: {e}") from None
     if args.capacity is not None and solution.height > args.capacity:
-        raise PlanningError(
-            f"{source}: plan needs {solution.height} bytes, over capacity {args.capacity} "
-            f"(lower bound {lower_bound(problem)})"
-        )
+        lb = lower_bound(problem)
+        if args.capacity < lb:
+            why = f"lower bound {lb}: no plan can fit below it"
+        elif args.budget is None:
+            why = (f"lower bound {lb}: a plan may fit, '{args.strategy}' found none within its default work; "
+                   "--strategy search --budget SECONDS searches longer")
+        else:
+            why = f"lower bound {lb}: a plan may fit, none was found within --budget {args.budget} s"
+        raise PlanningError(f"{source}: plan needs {solution.height} bytes, over capacity {args.capacity} ({why})")
     if args.stats:
         sys.stderr.write(
             f"buffers={len(problem)} lb={lower_bound(problem)} height={solution.height} "
