@@ -53,6 +53,16 @@ class Execution:
     types: list
 
 
+def _inplace_hint(op: Operation) -> tuple[int, ...]:
+    """``op``'s ``inplace`` hint, per result the input it may be written over (-1: none) — the
+    IR's promise that it may write over that input as it reads it: its stand-in keeps it."""
+    indices = getattr(op, "inplace_indices", None)
+    if callable(indices):
+        return tuple(indices())
+    hint = op.attributes.get("inplace")
+    return tuple(int(v) for v in hint.get_values()) if hasattr(hint, "get_values") else ()
+
+
 def op_identities(f: func.FuncOp) -> dict[Operation, int]:
     """The identity each op's pseudo-kernel is seeded with: its position among the function's
     ops (views, get_globals and DMA ops aside). A recomputation (``memopt.remat = K``) takes the
@@ -260,7 +270,7 @@ class Interpreter:
             if lo == hi:
                 continue
             now = [self.env[v].copy() for v in ins]
-            out = kernels.compute(kind, self.ident[op], now, in_infos, out_infos, attrs)[k]
+            out = kernels.compute(kind, self.ident[op], now, in_infos, out_infos, attrs, _inplace_hint(op))[k]
             dst[lo:hi] = out[lo:hi]
 
     def exec_compute(self, op: Operation, kind: str) -> None:
@@ -273,7 +283,7 @@ class Interpreter:
         if "axis" in attrs:
             attrs["axis"] = getattr(attrs["axis"], "data", attrs["axis"])
         out_infos = [tensor_info(r.type) for r in res]
-        outs = kernels.compute(kind, self.ident[op], datas, in_infos, out_infos, attrs)
+        outs = kernels.compute(kind, self.ident[op], datas, in_infos, out_infos, attrs, _inplace_hint(op))
         dsts = []
         for r, data in zip(res, outs):
             dst = self.memory.result(op, r.index)

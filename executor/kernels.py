@@ -137,6 +137,21 @@ def _gemm(inputs, outs, attrs):
     return [y.astype(outs[0].kind.dtype)]
 
 
+def _softmax(inputs, outs, attrs):
+    """Softmax along ``axis`` (default the last, as ONNX opset >= 13): every output element
+    reads its whole row, so it is not element-wise (written in place it reads its own writes)."""
+    if len(inputs) != 1 or len(outs) != 1 or outs[0].kind.family != "float" or inputs[0].shape != outs[0].shape:
+        return None
+    x = inputs[0].astype(np.float64)
+    if x.ndim == 0:
+        return None
+    axis = int(attrs.get("axis", -1)) if isinstance(attrs.get("axis", -1), (int, np.integer)) else -1
+    if not -x.ndim <= axis < x.ndim:
+        return None
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return [e / e.sum(axis=axis, keepdims=True)]
+
+
 def _reshape(inputs, outs, attrs):
     """Reshape-like kinds: the first input's bytes, reinterpreted with the output's shape."""
     if not inputs or len(outs) != 1 or inputs[0].dtype != outs[0].kind.dtype:
@@ -188,6 +203,7 @@ KERNELS: dict[str, Kernel] = {
     "copy": _reshape,
     "concat": _concat,
     "concatenate": _concat,
+    "softmax": _softmax,
 }
 """Kinds with a real numpy kernel (keys as :func:`normalize_kind` gives them)."""
 
@@ -236,19 +252,45 @@ def _channel_broadcast(per: np.ndarray, shape: tuple[int, ...]) -> np.ndarray | 
     return np.broadcast_to(per.reshape(view), shape)
 
 
+def _whole(x: np.ndarray) -> int:
+    """A 64-bit hash of every byte of ``x``."""
+    return int.from_bytes(hashlib.blake2b(memoryview(np.ascontiguousarray(x)), digest_size=8).digest(), "little")
+
+
+def _positional(x: np.ndarray, out: TensorInfo) -> np.ndarray:
+    """Per output element, a hash of the input bytes at the same byte positions (zeros past
+    the input's end): what an output written over ``x`` reads as it overwrites it."""
+    width = max(out.nbytes // max(out.count, 1), 1)
+    raw = np.zeros(out.count * width, np.uint8)
+    flat = np.ascontiguousarray(x).reshape(-1).view(np.uint8)[: raw.size]
+    raw[: flat.size] = flat
+    weights = np.uint64(257) ** np.arange(width, dtype=np.uint64)
+    return (raw.reshape(out.count, width).astype(np.uint64) * weights).sum(axis=1, dtype=np.uint64).reshape(out.shape)
+
+
 def mix_elementwise(
     kind: str, ident: int, inputs: Sequence[np.ndarray], in_infos: Sequence[TensorInfo], out: TensorInfo,
+    whole_others: bool = False, overlay: int = -1,
 ) -> np.ndarray | None:
     """Output bytes where element ``i`` is a hash of input element ``i`` of every operand
     (broadcast as numpy does), the kind and the op's identity — what an element-wise op
-    computes, as far as memory is concerned. None when the shapes do not broadcast."""
+    computes, as far as memory is concerned. None when the shapes do not broadcast, unless
+    ``whole_others``: then the input the output is written over (``overlay``) counts by byte
+    position — element ``i`` reads the bytes it overwrites — and any other operand that does
+    not broadcast counts whole, in every element (a weight beside the tensor written in place)."""
     if out.kind.family not in ("float", "int", "bool") or out.count == 0:
         return None
     h = np.full(out.shape, np.uint64(crc_seed(kind, ident)), np.uint64)
-    for x, info in zip(inputs, in_infos):
+    for j, (x, info) in enumerate(zip(inputs, in_infos)):
         width = info.nbytes // max(info.count, 1)
+        if whole_others and j == overlay and tuple(info.shape) != tuple(out.shape):
+            h = h * np.uint64(1000003) ^ _positional(x, out)
+            continue
         if width == 0 or info.nbytes % max(info.count, 1):
-            return None
+            if not whole_others:
+                return None
+            h = h * np.uint64(1000003) ^ np.uint64(_whole(x))
+            continue
         cells = x.reshape(info.count, width).astype(np.uint64)
         weights = np.uint64(257) ** np.arange(width, dtype=np.uint64)
         per = (cells * weights).sum(axis=1, dtype=np.uint64).reshape(info.shape)
@@ -257,7 +299,9 @@ def mix_elementwise(
         except ValueError:
             per = _channel_broadcast(per, out.shape)
             if per is None:
-                return None
+                if not whole_others:
+                    return None
+                per = np.uint64(_whole(x))
         h = h * np.uint64(1000003) ^ per
     h = h ^ (h >> np.uint64(29))
     if out.kind.family == "float":
@@ -271,10 +315,13 @@ def mix_elementwise(
 
 def compute(
     kind: str, ident: int, inputs: Sequence[np.ndarray], in_infos: Sequence[TensorInfo],
-    outs: Sequence[TensorInfo], attrs: dict | None = None,
+    outs: Sequence[TensorInfo], attrs: dict | None = None, inplace: Sequence[int] = (),
 ) -> list[np.ndarray]:
     """Output bytes of a compute op from its input bytes (numpy kernel if one fits, else an
-    element-wise hash for element-wise kinds, else mix)."""
+    element-wise hash for element-wise kinds, else mix). ``inplace``: the op's ``inplace`` hint
+    (per result, the input it may be written over, or -1) — the IR's promise that it may write
+    over that input as it reads it — so a stand-in (no numpy kernel) is element-wise whatever
+    the kind, keeping that promise."""
     kernel = KERNELS.get(normalize_kind(kind))
     if kernel is not None and outs and all(o.kind.dtype is not None for o in outs):
         typed_in = [typed(x, info) for x, info in zip(inputs, in_infos)]
@@ -283,11 +330,13 @@ def compute(
                 result = kernel(typed_in, list(outs), attrs or {})  # type: ignore[arg-type]
             if result is not None:
                 return [as_bytes(np.asarray(r, dtype=o.kind.dtype)).copy() for r, o in zip(result, outs)]
-    if normalize_kind(kind) in ELEMENTWISE_KINDS and outs:
+    hinted = any(j >= 0 for j in inplace)
+    if (hinted or normalize_kind(kind) in ELEMENTWISE_KINDS) and outs:
         # Every output element-wise (ONNX Dropout's mask beside its output): an op marked in
         # place must be checked as what it is, not as a whole-tensor mix.
         with np.errstate(all="ignore"):
-            rs = [mix_elementwise(kind if k == 0 else f"{kind}#{k}", ident, inputs, in_infos, o)
+            rs = [mix_elementwise(kind if k == 0 else f"{kind}#{k}", ident, inputs, in_infos, o, whole_others=hinted,
+                                  overlay=inplace[k] if k < len(inplace) else -1)
                   for k, o in enumerate(outs)]
         if all(r is not None for r in rs):
             return rs  # type: ignore[return-value]
