@@ -1023,21 +1023,26 @@ def measure_file(corpus: pathlib.Path, name: str) -> dict:
     return row
 
 
-DYNAMIC_SIZE = 4
-"""The size ``prove`` gives every dynamic dimension of an argument memopt-run asks a shape for."""
+DYNAMIC_SIZES = (1, 4)
+"""The sizes ``prove`` tries, in order, for every dynamic dimension of an argument memopt-run asks
+a shape for (a program copying into an output argument fixes the size it must have)."""
 
 
 def prove(log, path: pathlib.Path) -> str:
-    """``memopt-run --check`` on ``path``; a dynamically shaped argument gets the shape the
-    refusal asks for, each unknown dimension ``DYNAMIC_SIZE`` (as a user would give it)."""
-    shapes: list[str] = []
-    while True:
-        rc, _, err = step(log, [tool("memopt-run"), str(path), "--check", *shapes])
-        asked = re.search(r"give it with --input-shape (\S+)=(\S+)", err)
-        if rc == 0 or asked is None or len(shapes) >= 16:
+    """``memopt-run --check`` on ``path``; dynamically shaped arguments get the shapes the
+    refusals ask for, each unknown dimension one of ``DYNAMIC_SIZES`` (as a user would give
+    the sizes the program expects)."""
+    for size in DYNAMIC_SIZES:
+        shapes: list[str] = []
+        while True:
+            rc, _, err = step(log, [tool("memopt-run"), str(path), "--check", *shapes])
+            asked = re.search(r"give it with --input-shape (\S+)=(\S+)", err)
+            if rc == 0 or asked is None or len(shapes) >= 32:
+                break
+            dims = "x".join(str(size) if d == "N" else d for d in asked.group(2).split("x"))
+            shapes += ["--input-shape", f"{asked.group(1)}={dims}"]
+        if rc == 0 or not shapes:
             break
-        dims = "x".join(str(DYNAMIC_SIZE) if d == "N" else d for d in asked.group(2).split("x"))
-        shapes += ["--input-shape", f"{asked.group(1)}={dims}"]
     if rc != 0:
         return "FAIL " + first_error(err)[:90]
     return "ok" if not shapes else f"ok ({' '.join(shapes[1::2])})"
