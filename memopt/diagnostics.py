@@ -356,6 +356,24 @@ def check_type_sizes(module: ModuleOp) -> None:
                     check(a.type, op)
 
 
+def _redefinition(table: Operation, msg: str) -> Operation | None:
+    """For a symbol table's 'Redefinition of symbol "X"': the second definition of X (where the
+    error is), else None."""
+    m = re.search(r'Redefinition of symbol "([^"]+)"', msg)
+    if m is None:
+        return None
+    seen = 0
+    for region in table.regions:
+        for block in region.blocks:
+            for op in block.ops:
+                sym = op.properties.get("sym_name") or op.attributes.get("sym_name")
+                if getattr(sym, "data", None) == m.group(1):
+                    seen += 1
+                    if seen == 2:
+                        return op
+    return None
+
+
 def verify_located(module: ModuleOp) -> None:
     """Verify ``module`` op by op (innermost first) and raise a MemoptError located at
     the first op that fails to verify."""
@@ -371,7 +389,7 @@ def verify_located(module: ModuleOp) -> None:
             if msg.startswith(f"'{name}' "):
                 msg = msg[len(name) + 3 :]
             msg = _clear_wording(msg)
-            raise MemoptError(f"'{name}' op {msg}", op) from e
+            raise MemoptError(f"'{name}' op {msg}", _redefinition(op, msg) or op) from e
     check_type_sizes(module)
     check_dominance(module)
     check_structure(module)
