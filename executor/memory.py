@@ -31,7 +31,7 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType
 from xdsl.ir import Operation, SSAValue
 
 from memopt.diagnostics import MemoptError
-from memopt.passes.plan_io import memory_sizes, offsets_attr
+from memopt.passes.plan_io import memory_sizes, offsets_attr, plan_attr
 from memopt.dialects.memopt import (
     ARG_OFFSETS_ATTR, OFFSETS_ATTR, PLAN_ATTR, CopyOp, DmaBufferOp, DmaStartOp, DmaWaitOp, GetGlobalOp,
     PlanAttr, ViewOp, YieldOp, byte_size,
@@ -111,12 +111,7 @@ class Planned:
         if self.dma_landing not in DMA_LANDINGS:
             raise ValueError(f"unknown dma landing '{self.dma_landing}'")
         f = self.f
-        plan = f.attributes.get(PLAN_ATTR)
-        if not isinstance(plan, PlanAttr):
-            raise MemoptError(
-                f"function '@{f.sym_name.data}' is not planned: no '{PLAN_ATTR}' attribute "
-                "(run memopt-opt --plan-memory first)", f,
-            )
+        plan = plan_attr(f)
         self.arena_size = plan.arena_size.data
         size = self.arena_size
         # DMA staging buffers (module-level symbols), possibly inside the on-chip arena.

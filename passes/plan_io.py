@@ -9,6 +9,7 @@ the lower bound and the strategy that produced it.
 
 from __future__ import annotations
 
+from xdsl.dialects import func
 from xdsl.dialects.builtin import DenseArrayBase, DictionaryAttr, IntegerAttr, StringAttr, i64
 from xdsl.ir import Operation
 
@@ -91,15 +92,26 @@ def write_plan(lt: FunctionLifetimes, solution: Solution, lower_bound: int) -> N
     lt.func.attributes[NUMBERING_ATTR] = StringAttr(numbering_of_plan(solution.strategy))
 
 
+def plan_attr(f: func.FuncOp) -> PlanAttr:
+    """``f``'s ``#memopt.plan``; a located error when it is missing (not planned) or is some
+    other attribute (hand-edited: said as such, not as missing)."""
+    plan = f.attributes.get(PLAN_ATTR)
+    if plan is None:
+        raise MemoptError(f"function '@{f.sym_name.data}' is not planned: no '{PLAN_ATTR}' attribute "
+                          "(run memopt-opt --plan-memory first)", f)
+    if not isinstance(plan, PlanAttr):
+        raise MemoptError(f"function '@{f.sym_name.data}': its '{PLAN_ATTR}' attribute is {plan}, not a "
+                          "#memopt.plan<arena_size = N, lower_bound = N, strategy = \"...\">", f)
+    return plan
+
+
 def read_plan(lt: FunctionLifetimes) -> tuple[list[int], int, PlanAttr]:
     """Offsets per buffer of ``lt.problem`` and the recorded arena size, from the attributes.
 
     Raises a located :class:`MemoptError` for missing, malformed or inconsistent attributes.
     """
     f = lt.func
-    plan = f.attributes.get(PLAN_ATTR)
-    if not isinstance(plan, PlanAttr):
-        raise MemoptError(f"function '@{f.sym_name.data}' has no '{PLAN_ATTR}' attribute (run plan-memory first)", f)
+    plan = plan_attr(f)
     buffer_offset: list[int | None] = [None] * len(lt.problem)
 
     def record(value, off: int, op: Operation) -> None:

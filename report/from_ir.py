@@ -21,13 +21,13 @@ from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 
 from memopt.diagnostics import MemoptError
 from memopt.dialects.memopt import (
-    PLAN_ATTR, ComputeOp, DmaStartOp, DmaWaitOp, LoopOp, PlanAttr, ViewOp, byte_size,
+    ComputeOp, DmaStartOp, DmaWaitOp, LoopOp, PlanAttr, ViewOp, byte_size,
 )
 from memopt.passes.dma_layout import ONCHIP_OFFSET_ATTR, ONCHIP_SIZE_ATTR, dma_buffers
 from memopt.passes.dma_profile import scheduled_items
 from memopt.passes.dma_regions import cut_function, regions
 from memopt.passes.lifetime import FunctionLifetimes, analyze_function, plan_numbering, planned_functions
-from memopt.passes.plan_io import read_plan
+from memopt.passes.plan_io import plan_attr, read_plan
 from memopt.passes.plan_memory import LB_INPLACE_ATTR
 from memopt.passes.upstream_attrs import is_upstream
 from memopt.planning.latency import Target, lower_bound_time, serial_time, simulate
@@ -172,11 +172,7 @@ def plan_view(module: ModuleOp, source: str, target: Target, *, func_name: str |
 
             views += upstream_function_views(f, target)
             continue
-        plan = f.attributes.get(PLAN_ATTR)
-        if not isinstance(plan, PlanAttr):
-            raise MemoptError(
-                f"function '@{f.sym_name.data}' has no plan (run memopt-opt --plan-memory first)", f
-            )
+        plan_attr(f)  # a located error when missing or malformed
         lt = analyze_function(f, mode=plan_numbering(f), inplace=True, alignment=1)
         offsets, _, plan = read_plan(lt)
         _check(lt, offsets, plan)

@@ -43,7 +43,8 @@ def upstream_function_views(f: func.FuncOp, target: Target) -> list[FunctionView
     from memopt.passes.upstream_plan_io import is_planned, read_upstream_plan
 
     if not is_planned(f):
-        raise MemoptError(f"function '@{f.sym_name.data}' has no plan (run memopt-opt --plan-memory first)", f)
+        raise MemoptError(f"function '@{f.sym_name.data}' is not planned: no 'memopt.arena_size' attribute "
+                          "(run memopt-opt --plan-memory first)", f)
     plans = sorted(read_upstream_plan(f), key=lambda p: p.space)
     branches = tuple(BranchSpan(b.if_id, b.branch, b.start, b.end, b.path) for b in branch_spans(f))
     views = [_arena_view(f, p, branches) for p in plans]

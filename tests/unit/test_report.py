@@ -281,7 +281,7 @@ def test_tool_errors_are_one_line(tmp_path, capsys):
     unplanned.write_text(CHAIN)
     assert report_main([str(unplanned)]) == 1
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "has no plan (run memopt-opt --plan-memory first)" in err and f"{unplanned}:" in err
+    assert err.count("\n") == 1 and "is not planned: no 'memopt.plan' attribute (run memopt-opt --plan-memory first)" in err and f"{unplanned}:" in err
     assert report_main([str(unplanned), "-o", "x.pdf"]) == 1
     assert "unknown extension '.pdf'" in capsys.readouterr().err
     nooff = tmp_path / "n.csv"

@@ -18,4 +18,6 @@ builtin.module {
 // ARENA: memopt-opt: error: <stdin>:{{[0-9]+}}:{{[0-9]+}}: invalid plan: buffer '{{.*}}' [{{.*}}) exceeds the arena size 100
 // COUNT: memopt-opt: error: <stdin>:12:5: 'memopt.offsets' has 2 entries, expected 1
 // NEG: memopt-opt: error: <stdin>:11:5: arena value has invalid offset -5
-// NOPLAN: memopt-opt: error: <stdin>:9:3: function '@main' has no 'memopt.plan' attribute (run plan-memory first)
+// NOPLAN: memopt-opt: error: <stdin>:9:3: function '@main' is not planned: no 'memopt.plan' attribute (run memopt-opt --plan-memory first)
+// RUN: sed -e 's/, memopt.plan = [^}]*}/, memopt.plan = 5 : i64}/' -e 's/OFFB/0/' -e 's/OFFC/128/' %s | not memopt-opt --verify-plan 2>&1 | filecheck %s --check-prefix=WRONGKIND
+// WRONGKIND: memopt-opt: error: <stdin>:9:3: function '@main': its 'memopt.plan' attribute is 5 : i64, not a #memopt.plan<arena_size = N, lower_bound = N, strategy = "...">
