@@ -134,7 +134,9 @@ def remat_graph(f: func.FuncOp, alignment: int = 1) -> Traced:
         ir_ops.append(op)
     ret = block.last_op
     outputs = [tensor(_root(v)) for v in ret.operands] if isinstance(ret, func.ReturnOp) else []
-    return Traced(RematGraph(tuple(sizes), tuple(ops), tuple(inputs), tuple(dict.fromkeys(outputs))), ir_ops, tensors)
+    names = tuple(f"%{v.name_hint}" if v.name_hint else "" for v in tensors)
+    graph = RematGraph(tuple(sizes), tuple(ops), tuple(inputs), tuple(dict.fromkeys(outputs)), names)
+    return Traced(graph, ir_ops, tensors)
 
 
 def _op_name(op: Operation) -> str:
@@ -360,7 +362,9 @@ class RematerializeMemoryPass(ModulePass):
                         smallest = smallest_budget(traced.graph, self.heuristic, self.min_size)
                     except RematError:
                         smallest = None
-                    hint = f"; the smallest budget '{self.heuristic}' meets is {smallest} bytes" if smallest else ""
+                    hint = (f"; '{self.heuristic}' meets a budget of {smallest} bytes (the smallest a bisection "
+                            "found: recomputation is not monotone in the budget, so a smaller one may fit too)"
+                            if smallest else "")
                     raise MemoptError(f"rematerialize: cannot fit '@{name}' in {budget} bytes: {e}{hint}", f) from None
                 too_low = target  # aimed too low: try between it and the last target that packed over
                 target = (too_low + too_big) // 2

@@ -88,6 +88,11 @@ class RematGraph:
     """Tensors resident at the start and pinned (function arguments)."""
     outputs: tuple[int, ...] = ()
     """Tensors that must be resident at the end (function results)."""
+    names: tuple[str, ...] = ()
+    """A name per tensor for messages (an IR tracer gives the SSA names); empty: ``tensor K``."""
+
+    def tensor_name(self, t: int) -> str:
+        return f"'{self.names[t]}'" if t < len(self.names) and self.names[t] else f"tensor {t}"
 
     def producers(self) -> list[int]:
         prod = [-1] * len(self.sizes)
@@ -148,7 +153,7 @@ def schedule_peak(graph: RematGraph, schedule: Sequence[int]) -> int:
         op = graph.ops[k]
         for t in op.inputs:
             if t not in start_of:
-                raise ValueError(f"step {s} ('{op.name}') reads tensor {t} before any step computes it")
+                raise ValueError(f"step {s} ('{op.name}') reads {graph.tensor_name(t)} before any step computes it")
             last[t] = s
         for t in op.outputs:
             if t in start_of:
@@ -506,7 +511,8 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
                 if not resident[t]:
                     p = producer[t]
                     if p < 0 or not ops[p].recomputable:
-                        raise RematError(f"tensor {t} read by '{op.name}' was dropped but cannot be recomputed")
+                        raise RematError(f"{graph.tensor_name(t)} read by '{op.name}' was dropped but cannot be "
+                                         "recomputed")
                     run(p, True, at)
             need = sum(sizes[t] for t in set(op.outputs) if not resident[t]) + op.extra
             make_room(at, need)

@@ -243,3 +243,23 @@ def test_pass_on_training_programs_fits_and_is_proven(prog, frac: float, h: str)
     _, fresh = _module(text)
     assert [a.tobytes() for a in run_function(again, "main").outputs] == \
         [b.tobytes() for b in run_function(fresh, "main").outputs]
+
+
+def test_remat_messages_name_tensors_by_their_ssa_names():
+    """The IR tracer names every tensor (its SSA name), so a message names '%x', not an index;
+    a graph without names still says 'tensor K'."""
+    from pathlib import Path
+
+    from memopt.planning.remat import RematGraph, RematOp, schedule_peak
+
+    text = (Path(__file__).parents[1] / "filecheck" / "remat" / "Inputs" / "chain4.mlir").read_text()
+    _, m = _module(text)
+    f = next(o for o in m.body.block.ops if isinstance(o, func.FuncOp) and o.body.blocks)
+    graph = remat_graph(f).graph
+    assert all(n.startswith("%") for n in graph.names) and graph.tensor_name(0) == f"'{graph.names[0]}'"
+    backwards = list(range(len(graph.ops)))[::-1]
+    with pytest.raises(ValueError, match=r"reads '%\w+' before any step computes it"):
+        schedule_peak(graph, backwards)
+    plain = RematGraph((4, 4), (RematOp("a", 1.0, (), (0,)), RematOp("b", 1.0, (0,), (1,))))
+    with pytest.raises(ValueError, match=r"reads tensor 0 before any step computes it"):
+        schedule_peak(plain, [1, 0])
