@@ -31,6 +31,7 @@ from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.traits import IsTerminator, SingleBlockImplicitTerminator
 from xdsl.utils.exceptions import VerifyException
+from memopt.dialects.walk import walk
 
 
 def _indexed(parser: Parser) -> tuple[UnresolvedOperand, list[UnresolvedOperand]]:
@@ -210,7 +211,7 @@ def add_implicit_terminators(module: Operation) -> None:
     module failed to verify ("func.call terminates block in single-block region but is not a
     terminator"). Ops with results are left alone: their yields carry values and must be written.
     """
-    for op in module.walk():
+    for op in walk(module):
         trait = op.get_trait(SingleBlockImplicitTerminator)
         if trait is None or op.results:
             continue

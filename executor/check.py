@@ -25,6 +25,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import SSAValue
 
+from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError, locate
 from memopt.passes.lifetime import value_location_op
 
@@ -193,11 +194,11 @@ def check_module(
     planned)."""
     from memopt.passes.lifetime import check_calls
 
-    check_calls([op for op in module.walk() if isinstance(op, func.FuncOp) and op.body.blocks])
+    check_calls([op for op in walk(module) if isinstance(op, func.FuncOp) and op.body.blocks])
     if func_name is not None:
         funcs = [find_function(module, func_name)]
     else:
-        funcs = [op for op in module.walk() if isinstance(op, func.FuncOp) and op.body.blocks]
+        funcs = [op for op in walk(module) if isinstance(op, func.FuncOp) and op.body.blocks]
         if not funcs:
             raise MemoptError("the module has no function with a body to run")
     for f in funcs:

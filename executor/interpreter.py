@@ -23,6 +23,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType
 from xdsl.ir import Block, Operation, SSAValue
 
+from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError
 from memopt.dialects.memopt import (
     ComputeOp, CopyOp, DmaBufferOp, DmaStartOp, DmaWaitOp, GetGlobalOp, GlobalOp, IfOp, LoopOp, ViewOp,
@@ -70,7 +71,7 @@ def op_identities(f: func.FuncOp) -> dict[Operation, int]:
     same bytes as the original — what ``memopt-run --against`` compares."""
     ident: dict[Operation, int] = {}
     n = 0
-    for op in f.body.walk():
+    for op in walk(f.body):
         if op is f or isinstance(op, (GetGlobalOp, ViewOp, DmaStartOp, DmaWaitOp)):
             continue
         k = op.attributes.get(REMAT_ATTR)
@@ -97,7 +98,7 @@ def truth(data: np.ndarray, t) -> bool:
 
 def find_function(module: ModuleOp, name: str | None = None) -> func.FuncOp:
     """The function to run: ``name``, else ``@main``, else the first function with a body."""
-    funcs = [op for op in module.walk() if isinstance(op, func.FuncOp) and op.body.blocks]
+    funcs = [op for op in walk(module) if isinstance(op, func.FuncOp) and op.body.blocks]
     if name is not None:
         for f in funcs:
             if f.sym_name.data == name:
@@ -114,7 +115,7 @@ def find_function(module: ModuleOp, name: str | None = None) -> func.FuncOp:
 def global_store(module: ModuleOp) -> dict[str, np.ndarray]:
     """Off-chip memory: the (read-only) bytes of every ``memopt.global``."""
     store = {}
-    for op in module.walk():
+    for op in walk(module):
         if isinstance(op, GlobalOp):
             data = global_bytes(op.sym_name.data, op.type, op.value)
             data.flags.writeable = False

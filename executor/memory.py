@@ -30,6 +30,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType
 from xdsl.ir import Operation, SSAValue
 
+from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError
 from memopt.passes.plan_io import memory_sizes, offsets_attr, plan_attr
 from memopt.dialects.memopt import (
@@ -73,7 +74,7 @@ class Unplanned:
 def written_ops(f: func.FuncOp) -> list[Operation]:
     """Ops whose tensor results the executor writes into fresh storage (needing an offset)."""
     out = []
-    for op in f.body.walk():
+    for op in walk(f.body):
         if op is f or isinstance(op, (GetGlobalOp, ViewOp, DmaWaitOp, DmaStartOp, YieldOp, func.ReturnOp)):
             continue
         if any(isinstance(r.type, TensorType) for r in op.results):
@@ -117,7 +118,7 @@ class Planned:
         # DMA staging buffers (module-level symbols), possibly inside the on-chip arena.
         placed: dict[str, tuple[int, int]] = {}
         own: dict[str, int] = {}
-        for op in self.module.walk():
+        for op in walk(self.module):
             if isinstance(op, DmaBufferOp):
                 n = op.size.value.data
                 at = op.attributes.get(DMA_OFFSET_ATTR)
@@ -210,7 +211,7 @@ class ValueNames:
         self._index: dict[SSAValue, int] = {}
         for a in f.body.blocks[0].args:
             self._index[a] = len(self._index)
-        for op in f.body.walk():
+        for op in walk(f.body):
             for region in op.regions:
                 for block in region.blocks:
                     for a in block.args:

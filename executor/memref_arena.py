@@ -12,6 +12,7 @@ from __future__ import annotations
 from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import BlockArgument, Operation, SSAValue
+from memopt.dialects.walk import walk
 
 
 def is_arena_alloc(alloc: Operation | None) -> bool:
@@ -26,7 +27,7 @@ def is_arena_alloc(alloc: Operation | None) -> bool:
     f = alloc.parent_op()
     while f is not None and not isinstance(f, func.FuncOp):
         f = f.parent_op()
-    if f is None or any("memopt.arena" in o.attributes for o in f.body.walk()):
+    if f is None or any("memopt.arena" in o.attributes for o in walk(f.body)):
         return False
     if alloc.alignment is None:
         return False

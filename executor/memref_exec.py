@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from xdsl.dialects import affine, func, scf
 from xdsl.dialects.builtin import MemRefType, ModuleOp
 
+from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError
 
 from .memref_arena import is_arena_arg, is_arena_view
@@ -47,8 +48,8 @@ class MemrefCheck:
 
 def _branches(f: func.FuncOp, module: ModuleOp) -> bool:
     kinds = (scf.IfOp, affine.IfOp, scf.IndexSwitchOp)
-    return any(isinstance(op, kinds) for op in module.walk()) and any(
-        isinstance(op, (*kinds, func.CallOp)) for op in f.body.walk())
+    return any(isinstance(op, kinds) for op in walk(module)) and any(
+        isinstance(op, (*kinds, func.CallOp)) for op in walk(f.body))
 
 
 def run_pair(program: Program, f: func.FuncOp, seed: int, limits: Limits, shapes: dict | None,
@@ -92,7 +93,7 @@ def check_memref_function(module: ModuleOp, f: func.FuncOp, seed: int = 0, *, li
         writes += counts[0]
         reads += counts[1]
         paths += 1
-    views = sum(1 for op in f.body.walk() if is_arena_view(op))
+    views = sum(1 for op in walk(f.body) if is_arena_view(op))
     return MemrefCheck(f.sym_name.data, writes, reads, views, paths)
 
 
@@ -109,7 +110,7 @@ def is_memref_function(f: func.FuncOp) -> bool:
     """An upstream function: it takes memrefs, or holds memref, linalg or affine ops."""
     if any(isinstance(a.type, MemRefType) for b in f.body.blocks for a in b.args):
         return True
-    return any(op.name.split(".")[0] in ("memref", "linalg", "affine") for op in f.body.walk())
+    return any(op.name.split(".")[0] in ("memref", "linalg", "affine") for op in walk(f.body))
 
 
 __all__ = ["MemrefCheck", "check_memref_function", "is_memref_function", "run_memref_function"]

@@ -18,6 +18,7 @@ import numpy as np
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, MemRefType
 from xdsl.ir import Operation
 
+from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError
 
 from .memref_arena import is_arena_alloc, is_arena_view
@@ -97,7 +98,7 @@ def get_global(c: Compiler, op: Operation):
 def _global_decl(c: Compiler, key: str):
     from xdsl.dialects import memref
 
-    table = c.program.fact("globals", lambda: {o.sym_name.data: o for o in c.program.module.walk()
+    table = c.program.fact("globals", lambda: {o.sym_name.data: o for o in walk(c.program.module)
                                                if isinstance(o, memref.GlobalOp)})
     return table.get(key)
 

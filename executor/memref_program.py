@@ -18,6 +18,7 @@ from collections.abc import Callable
 from xdsl.dialects import func
 from xdsl.ir import Block, Operation, SSAValue
 
+from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError
 
 from .memref_values import Unsupported
@@ -58,7 +59,7 @@ class Compiler:
         self.program, self.func = program, f
         self.slots: dict[SSAValue, int] = {}
         self.blocks: dict[int, Code] = {}
-        for op in f.body.walk():
+        for op in walk(f.body):
             for r in op.regions:
                 for b in r.blocks:
                     for a in b.args:
@@ -129,7 +130,7 @@ class Compiler:
 def _hint_counts(f: func.FuncOp) -> dict[str, int]:
     counts: dict[str, int] = {}
     values = [a for b in f.body.blocks for a in b.args]
-    values += [r for op in f.body.walk() for r in (*op.results, *(a for reg in op.regions for b in reg.blocks
+    values += [r for op in walk(f.body) for r in (*op.results, *(a for reg in op.regions for b in reg.blocks
                                                                    for a in b.args))]
     for v in values:
         if v.name_hint:
@@ -149,7 +150,7 @@ class Program:
     def __init__(self, module):
         self.module = module
         self.compilers: dict[int, Compiler] = {}
-        self.functions = {f.sym_name.data: f for f in module.walk() if isinstance(f, func.FuncOp)}
+        self.functions = {f.sym_name.data: f for f in walk(module) if isinstance(f, func.FuncOp)}
         self.facts: dict[object, object] = {}  # per-op facts worked out once (arena tests, costs)
 
     def compiler(self, f: func.FuncOp) -> Compiler:

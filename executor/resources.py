@@ -19,6 +19,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Block, Operation
 
+from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError
 from memopt.dialects.memopt import PLAN_ATTR, DmaBufferOp, GlobalOp, IfOp, LoopOp, PlanAttr, byte_size
 
@@ -64,7 +65,7 @@ def _block_ops(block: Block, limit: int) -> tuple[int, Operation | None]:
 def check_resources(module: ModuleOp, f: func.FuncOp, limits: Limits) -> None:
     """Refuse, located, a run of ``f`` that would exceed ``limits``."""
     largest, largest_op, total = 0, None, 0
-    for op in f.body.walk():
+    for op in walk(f.body):
         for r in op.results:
             n = _size(r.type)
             total += n
@@ -72,7 +73,7 @@ def check_resources(module: ModuleOp, f: func.FuncOp, limits: Limits) -> None:
                 largest, largest_op = n, op
     for a in f.body.blocks[0].args:
         total += _size(a.type)
-    for op in module.walk():
+    for op in walk(module):
         if isinstance(op, GlobalOp):
             total += _size(op.type)
         elif isinstance(op, DmaBufferOp):

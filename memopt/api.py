@@ -26,6 +26,7 @@ from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr
 
+from memopt.dialects.walk import walk
 from memopt.passes.insert_dma import InsertDmaPass
 from memopt.passes.lower_to_memref import LowerToMemrefPass
 from memopt.passes.options import validate_pass
@@ -123,7 +124,7 @@ def _memopt_buffers(f: func.FuncOp) -> tuple[PlannedBuffer, ...]:
         for a, o in zip(f.body.blocks[0].args, arg_offs.get_values()):
             values.append(a)
             offsets.append(int(o))
-    for op in f.body.walk():
+    for op in walk(f.body):
         offs = op.attributes.get(OFFSETS_ATTR)
         if isinstance(offs, DenseArrayBase):
             for r, o in zip(op.results, offs.get_values()):

@@ -15,6 +15,7 @@ import re
 import sys
 import threading
 from typing import TYPE_CHECKING, Callable, NoReturn, Sequence
+from memopt.dialects.walk import walk
 
 if TYPE_CHECKING:  # xDSL is imported only by the tools that parse IR (memopt-pack does not)
     from memopt.diagnostics import MemoptError
@@ -192,7 +193,7 @@ def _remark_unknown_ops(module) -> None:
     from memopt.dialects.opaque import OpaqueOp
 
     said: set[str] = set()
-    for op in module.walk():
+    for op in walk(module):
         if isinstance(op, OpaqueOp) and op.name not in said:
             said.add(op.name)
             sys.stderr.write(f"{_PROG[0]}: remark: {where(op)}'{op.name}' is not known to memopt: every memref it "

@@ -21,6 +21,7 @@ from xdsl.irdl import IRDLOperation
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 from xdsl.utils.lexer import Span
+from memopt.dialects.walk import walk, walk_regions_first
 
 _LOCATIONS: "weakref.WeakKeyDictionary[Operation, tuple[int, int]]" = (
     weakref.WeakKeyDictionary()
@@ -300,7 +301,7 @@ def check_dominance(module: ModuleOp) -> None:
                     position[o] = k
         return position.get(op, -1)
 
-    for user in module.walk():
+    for user in walk(module):
         for value in user.operands:
             if isinstance(value, BlockArgument):
                 home, def_index = value.block, -1
@@ -347,7 +348,7 @@ def check_type_sizes(module: ModuleOp) -> None:
         if n * -(-bits // 8) > INT64_MAX:
             raise MemoptError(f"type {t} holds {n} elements, beyond the 64-bit byte range", op)
 
-    for op in module.walk():
+    for op in walk(module):
         for r in op.results:
             check(r.type, op)
         for region in op.regions:
@@ -377,7 +378,7 @@ def _redefinition(table: Operation, msg: str) -> Operation | None:
 def verify_located(module: ModuleOp) -> None:
     """Verify ``module`` op by op (innermost first) and raise a MemoptError located at
     the first op that fails to verify."""
-    for op in module.walk(region_first=True):
+    for op in walk_regions_first(module):
         try:
             op.verify(verify_nested_ops=False)
         except (DiagnosticException, ValueError, TypeError) as e:
@@ -402,7 +403,7 @@ def check_structure(module: ModuleOp) -> None:
     verification on large programs."""
     from xdsl.traits import NoTerminator
 
-    for op in module.walk():
+    for op in walk(module):
         for region in op.regions:
             for block in region.blocks:
                 if block.parent is not region:

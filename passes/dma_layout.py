@@ -22,6 +22,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
 from xdsl.ir import Operation
 
+from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError
 from memopt.dialects.memopt import PLAN_ATTR, DmaBufferOp, DmaStartOp, PlanAttr
 from memopt.planning import align_up
@@ -46,12 +47,12 @@ def recorded_capacity(module: Operation) -> int | None:
 
 
 def dma_buffers(module: Operation) -> list[DmaBufferOp]:
-    return [op for op in module.walk() if isinstance(op, DmaBufferOp)]
+    return [op for op in walk(module) if isinstance(op, DmaBufferOp)]
 
 
 def planned_arenas(module: Operation) -> list[tuple[func.FuncOp, int]]:
     out = []
-    for op in module.walk():
+    for op in walk(module):
         if isinstance(op, func.FuncOp) and isinstance(op.attributes.get(PLAN_ATTR), PlanAttr):
             out.append((op, op.attributes[PLAN_ATTR].arena_size.data))
     return out
@@ -104,7 +105,7 @@ def check_dma_layout(module: ModuleOp) -> None:
     """Re-check the placement: every DMA buffer has an offset past every arena, buffers
     do not overlap each other, and the module's total covers them all."""
     bufs = dma_buffers(module)
-    used = {op.dst.root_reference.data for op in module.walk() if isinstance(op, DmaStartOp)}
+    used = {op.dst.root_reference.data for op in walk(module) if isinstance(op, DmaStartOp)}
     if not bufs and not used:
         return
     arenas = planned_arenas(module)

@@ -20,6 +20,7 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, OpResult, SSAValue
 from xdsl.traits import SymbolTable
 
+from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError
 from memopt.dialects.memopt import (
     ComputeOp, DmaStartOp, DmaWaitOp, GetGlobalOp, GlobalOp, ViewOp, byte_size,
@@ -116,7 +117,7 @@ def largest_weight_set(op: Operation, alignment: int = 16) -> int:
     ``insert-dma{ring=...}`` accepts with ``mode=always``."""
     from memopt.planning.ring import weight_span
 
-    spans = [weight_span(offchip_profile(o), alignment) for o in op.walk() if isinstance(o, ComputeOp)]
+    spans = [weight_span(offchip_profile(o), alignment) for o in walk(op) if isinstance(o, ComputeOp)]
     return max(spans, default=0)
 
 

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from xdsl.dialects import func
 from xdsl.ir import Block, Operation, SSAValue
 
+from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError
 from memopt.dialects.memopt import DmaStartOp, DmaWaitOp, IfOp, LoopOp, ViewOp, byte_size
 from memopt.passes.dma_profile import global_size
@@ -93,7 +94,7 @@ class Read:
 def _transfers(f: func.FuncOp) -> list[Transfer]:
     where = region_of(cut_function(f, f"@{f.sym_name.data}"))
     out: list[Transfer] = []
-    for op in f.body.walk():
+    for op in walk(f.body):
         if not isinstance(op, DmaStartOp):
             continue
         waits = [u.operation for u in op.token.uses]

@@ -32,6 +32,7 @@ from xdsl.dialects import func
 from xdsl.ir import Operation, OpResult
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError, copy_location
 from memopt.dialects.memopt import REMAT_ATTR, ComputeOp, CopyOp, ViewOp, byte_size
 from memopt.passes.dma_profile import op_macs
@@ -65,7 +66,7 @@ class Fit:
 
 def base_cycles(f: func.FuncOp, target: Target) -> int:
     """The modelled compute time of ``f`` as written (every compute op at the target's rate)."""
-    return sum(target.compute_cycles(op_macs(op)) for op in f.body.walk() if isinstance(op, ComputeOp))
+    return sum(target.compute_cycles(op_macs(op)) for op in walk(f.body) if isinstance(op, ComputeOp))
 
 
 def _readers(value) -> list[Operation] | None:
@@ -180,10 +181,10 @@ def remat_to_fit(f: func.FuncOp, budget: int, target: Target, alignment: int) ->
     """Recompute tensors of ``f`` so that its arena fits ``budget`` (``rematerialize``)."""
     from memopt.passes.rematerialize import RematerializeMemoryPass
 
-    before = {op for op in f.body.walk() if REMAT_ATTR in op.attributes}
+    before = {op for op in walk(f.body) if REMAT_ATTR in op.attributes}
     with contextlib.redirect_stderr(io.StringIO()):
         RematerializeMemoryPass(budget=budget, alignment=alignment)._function(f)
-    clones = [op for op in f.body.walk() if REMAT_ATTR in op.attributes and op not in before]
+    clones = [op for op in walk(f.body) if REMAT_ATTR in op.attributes and op not in before]
     cycles = sum(target.compute_cycles(op_macs(op)) for op in clones if isinstance(op, ComputeOp))
     return Fit("remat", recomputed=len(clones), remat_cycles=cycles)
 
@@ -232,7 +233,7 @@ def fit_function(f: func.FuncOp, capacity: int, policy: str, target: Target, mem
 
 def offchip_memories(f: func.FuncOp) -> list[str]:
     """The off-chip memories ``f``'s copies use, sorted."""
-    return sorted({op.memory.data for op in f.body.walk() if isinstance(op, CopyOp) and op.memory is not None})
+    return sorted({op.memory.data for op in walk(f.body) if isinstance(op, CopyOp) and op.memory is not None})
 
 
 __all__ = ["Fit", "POLICIES", "SPILL_MODES", "base_cycles", "fit_function", "offchip_memories",

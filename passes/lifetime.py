@@ -85,6 +85,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 
+from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError
 from memopt.dialects.memopt import (
     ComputeOp, CopyOp, DmaStartOp, DmaWaitOp, GetGlobalOp, IfOp, LoopOp, ViewOp, byte_size, memory_of,
@@ -192,7 +193,7 @@ def _yield_aliases(body: Block) -> dict[SSAValue, SSAValue]:
     See the module docstring for the rule; the result maps a branch value to its ``if`` result.
     """
     aliases: dict[SSAValue, SSAValue] = {}
-    for op in body.walk():
+    for op in walk(body):
         if not isinstance(op, IfOp):
             continue
         for region in (op.then_region, op.else_region):
@@ -338,7 +339,7 @@ def analyze_function(
         if isinstance(arg.type, TensorType) and memory is None:
             new_buffer(arg, 0, ())
 
-    for op in body.walk():
+    for op in walk(body):
         if op is f:
             continue
         block = op.parent_block()
@@ -377,7 +378,7 @@ def analyze_function(
                 new_buffer(res, step, bpath)
 
     # An if result's storage starts at its earliest write over the branches (module docstring).
-    for op in body.walk():
+    for op in walk(body):
         if isinstance(op, IfOp):
             for k, res in enumerate(op.results):
                 loc = storage_of.get(res)
@@ -402,7 +403,7 @@ def analyze_function(
                 raise MemoptError(f"value '%{value.name_hint or '?'}' is used before it is defined", user)
             end[b] = max(end[b], step + 1)
     # Loop-carried slots live across the whole loop; if results are complete at the if's end.
-    for op in body.walk():
+    for op in walk(body):
         if isinstance(op, (LoopOp, IfOp)):
             for res in op.results:
                 if res in storage_of:
@@ -427,7 +428,7 @@ def analyze_function(
     overwrites: list[Overwrite] = []
     if inplace:
         taken: set[int] = set()
-        for op in body.walk():
+        for op in walk(body):
             if not isinstance(op, ComputeOp) or op.inplace is None:
                 continue
             for k, idx in enumerate(op.inplace.get_values()):
@@ -499,7 +500,7 @@ def planned_functions(module: Operation) -> list[func.FuncOp]:
     """Functions with bodies, in module order. A call from one of them to another is refused
     (:func:`check_calls`): each function's arena starts at offset 0, so a callee's tensors would
     overwrite the caller's live ones."""
-    funcs = [op for op in module.walk() if isinstance(op, func.FuncOp) and op.body.blocks]
+    funcs = [op for op in walk(module) if isinstance(op, func.FuncOp) and op.body.blocks]
     check_calls(funcs)
     return funcs
 
@@ -515,7 +516,7 @@ def check_calls(funcs: list[func.FuncOp]) -> None:
     funcs = [f for f in funcs if not is_upstream(f)]  # upstream IR plans over the call graph
     bodies = {f.sym_name.data for f in funcs}
     for f in funcs:
-        for op in f.body.walk():
+        for op in walk(f.body):
             if isinstance(op, func.CallOp) and op.callee.root_reference.data in bodies:
                 raise MemoptError(
                     f"'@{f.sym_name.data}' calls '@{op.callee.root_reference.data}', another function memopt plans: calls "

@@ -49,6 +49,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
+from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError, copy_location
 from memopt.passes.options import option
 from memopt.dialects.memopt import ComputeOp, GetGlobalOp, GlobalOp, IfOp, LoopOp, ViewOp, YieldOp, byte_size
@@ -254,13 +255,13 @@ def _root(v: SSAValue) -> SSAValue:
 def _insert_deallocs(f: func.FuncOp) -> None:
     """Free every alloc right after the op of its own block that uses it last (through views,
     including uses nested in that op's regions)."""
-    allocs = [op for op in f.body.walk() if isinstance(op, memref.AllocOp)]
+    allocs = [op for op in walk(f.body) if isinstance(op, memref.AllocOp)]
     index: dict[Operation, int] = {}
     for block in {id(a.parent_block()): a.parent_block() for a in allocs}.values():
         for k, op in enumerate(block.ops):
             index[op] = k
     users: dict[SSAValue, list[Operation]] = {}
-    for op in f.body.walk():
+    for op in walk(f.body):
         for v in op.operands:
             if isinstance(v.type, MemRefType) and not isinstance(op, memref.ViewOp):
                 users.setdefault(_root(v), []).append(op)

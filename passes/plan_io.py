@@ -13,6 +13,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import DenseArrayBase, DictionaryAttr, IntegerAttr, StringAttr, i64
 from xdsl.ir import Operation
 
+from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError
 from memopt.dialects.memopt import ARG_OFFSETS_ATTR, OFFSETS_ATTR, PLAN_ATTR, PlanAttr, memory_of
 from memopt.passes.lifetime import NUMBERING_ATTR, FunctionLifetimes, numbering_of_plan
@@ -40,7 +41,7 @@ def offsets_attr(op: Operation, name: str, n: int) -> list[int]:
 
 def _ops_with_arena_results(lt: FunctionLifetimes) -> list[Operation]:
     ops = []
-    for op in lt.func.body.walk():
+    for op in walk(lt.func.body):
         if op is not lt.func and any(r in lt.storage_of for r in op.results):
             ops.append(op)
     return ops
@@ -73,7 +74,7 @@ def write_plan(lt: FunctionLifetimes, solution: Solution, lower_bound: int) -> N
     offsets = solution.offsets
     if MEMORIES_ATTR in lt.func.attributes:
         del lt.func.attributes[MEMORIES_ATTR]
-    for op in lt.func.body.walk():
+    for op in walk(lt.func.body):
         if OFFSETS_ATTR in op.attributes:
             del op.attributes[OFFSETS_ATTR]
     for op in _ops_with_arena_results(lt):
@@ -139,7 +140,7 @@ def read_plan(lt: FunctionLifetimes) -> tuple[list[int], int, PlanAttr]:
         for r, off in zip(op.results, offsets_attr(op, OFFSETS_ATTR, len(op.results))):
             record(r, off, op)
     # Offsets on ops without arena results are not harmless noise: a reader would trust them.
-    for op in lt.func.body.walk():
+    for op in walk(lt.func.body):
         if OFFSETS_ATTR in op.attributes and not any(r in lt.storage_of for r in op.results):
             if any(memory_of(r) != lt.memory for r in op.results):
                 continue  # another memory's tensor: its offset is in that memory's arena

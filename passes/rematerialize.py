@@ -39,6 +39,7 @@ from xdsl.dialects.builtin import IntegerAttr, TensorType, i64
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
+from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError, copy_location
 from memopt.dialects.memopt import (
     REMAT_ATTR, ComputeOp, DmaStartOp, DmaWaitOp, GetGlobalOp, ViewOp, byte_size,
@@ -150,12 +151,12 @@ def _captured_uses(op: Operation) -> list[tuple[Operation, int, SSAValue]]:
     if not op.regions:
         return []
     inside: set[SSAValue] = set()
-    for inner in op.walk():
+    for inner in walk(op):
         inside.update(inner.results)
         for r in inner.regions:
             for b in r.blocks:
                 inside.update(b.args)
-    return [(inner, i, v) for inner in op.walk() if inner is not op
+    return [(inner, i, v) for inner in walk(op) if inner is not op
             for i, v in enumerate(inner.operands) if v not in inside]
 
 

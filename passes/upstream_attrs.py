@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import MemRefType, ModuleOp
+from memopt.dialects.walk import walk
 
 ARENA_SIZE_ATTR = "memopt.arena_size"
 LOWER_BOUND_ATTR = "memopt.lower_bound"
@@ -29,7 +30,7 @@ def is_upstream(f: func.FuncOp) -> bool:
     """True when ``f`` is a bufferized upstream function: memref arguments or ops, and no
     memopt dialect op."""
     has_memref = any(isinstance(t, MemRefType) for t in f.function_type.inputs.data)
-    for op in f.body.walk():
+    for op in walk(f.body):
         if op.name.startswith("memopt."):
             return False
         has_memref = has_memref or op.name.startswith("memref.")
@@ -39,7 +40,7 @@ def is_upstream(f: func.FuncOp) -> bool:
 def is_upstream_module(module: ModuleOp) -> bool:
     """True when the module is upstream IR: no memopt dialect op, and a function that
     :func:`is_upstream` (memref arguments or memref ops) or a memref op at module level."""
-    if any(op.name.startswith("memopt.") for op in module.walk()):
+    if any(op.name.startswith("memopt.") for op in walk(module)):
         return False
     return any(op.name.startswith("memref.") or isinstance(op, func.FuncOp) and is_upstream(op)
                for op in module.body.block.ops)

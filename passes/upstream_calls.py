@@ -14,6 +14,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.ir import Operation
 
+from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError
 
 from .upstream_attrs import ARENA_ALIGNMENT_ATTR, ARENA_ARG_ATTR, ARENA_SIZE_ATTR
@@ -26,7 +27,7 @@ def _callee(call: func.CallOp) -> str:
 def calls_between(funcs: list[func.FuncOp]) -> dict[str, list[func.CallOp]]:
     """For each function, its calls to other functions of ``funcs``."""
     names = {f.sym_name.data for f in funcs}
-    return {f.sym_name.data: [op for op in f.body.walk() if isinstance(op, func.CallOp) and _callee(op) in names]
+    return {f.sym_name.data: [op for op in walk(f.body) if isinstance(op, func.CallOp) and _callee(op) in names]
             for f in funcs}
 
 

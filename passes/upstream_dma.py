@@ -36,6 +36,7 @@ from xdsl.dialects.builtin import FunctionType, IndexType, IntegerAttr, IntegerT
 from xdsl.ir import Attribute, Operation, OpResult, Region as IRRegion, SSAValue
 from xdsl.traits import SymbolTable
 
+from memopt.dialects.walk import walk
 from memopt.diagnostics import copy_location, where
 from memopt.dialects.structured import StructuredOp
 from memopt.passes.dma_regions import Region, cut_block, cut_function, regions
@@ -145,7 +146,7 @@ def upstream_regions(module: ModuleOp) -> list[tuple[func.FuncOp, Region]]:
 
 def arena_bytes(module: ModuleOp) -> int:
     """The largest planned arena of the module's functions (0 when none is planned)."""
-    return max((planned_base(f)[1] for f in module.walk() if isinstance(f, func.FuncOp) and f.body.blocks),
+    return max((planned_base(f)[1] for f in walk(module) if isinstance(f, func.FuncOp) and f.body.blocks),
                default=0)
 
 
@@ -395,7 +396,7 @@ def _retarget(module: ModuleOp, call: func.CallOp, variants: dict[tuple[str, tup
 def _drop_unused_declarations(module: ModuleOp, names: set[str]) -> None:
     """Erase the declarations in ``names`` that no call references any more (every call moved
     to its on-chip variant)."""
-    called = {op.callee.root_reference.data for op in module.walk() if isinstance(op, func.CallOp)}
+    called = {op.callee.root_reference.data for op in walk(module) if isinstance(op, func.CallOp)}
     for op in list(module.body.block.ops):
         if isinstance(op, func.FuncOp) and not op.body.blocks and op.sym_name.data in names - called:
             op.detach()

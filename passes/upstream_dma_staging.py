@@ -30,6 +30,7 @@ from xdsl.dialects import arith, func, memref
 from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, ModuleOp, NoneAttr, UnitAttr, i8, i32, i64
 from xdsl.ir import Attribute, Operation, OpResult, SSAValue
 
+from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError, where
 from memopt.dialects.upstream_syntax import AllocOp
 from memopt.passes.dma_layout import layout_after_arena
@@ -120,7 +121,7 @@ def planned_base(f: func.FuncOp) -> tuple[SSAValue | None, int]:
 
 def _called_in(module: ModuleOp, f: func.FuncOp) -> bool:
     name = f.sym_name.data
-    return any(isinstance(op, func.CallOp) and op.callee.root_reference.data == name for op in module.walk())
+    return any(isinstance(op, func.CallOp) and op.callee.root_reference.data == name for op in walk(module))
 
 
 def make_staging(module: ModuleOp, f: func.FuncOp, used: list[tuple[str, int]], n_tags: int, alignment: int,
@@ -181,7 +182,7 @@ def _as_allocs(f: func.FuncOp, used: list[tuple[str, int]], n_tags: int, space: 
             block.add_op(a)
         allocs.append(a)
         out[name] = a.results[0]
-    for ret in [o for o in f.body.walk() if isinstance(o, func.ReturnOp) and o.parent_op() is f]:
+    for ret in [o for o in walk(f.body) if isinstance(o, func.ReturnOp) and o.parent_op() is f]:
         for a in allocs:
             ret.parent_block().insert_op_before(memref.DeallocOp.get(a.results[0]), ret)
     return out

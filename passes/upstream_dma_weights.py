@@ -23,6 +23,7 @@ from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, NoneAttr, U
 from xdsl.ir import Attribute, Operation, OpResult, SSAValue
 from xdsl.traits import SymbolTable
 
+from memopt.dialects.walk import walk
 from memopt.dialects.structured import StructuredOp
 from memopt.passes.upstream_lifetime import element_bytes, is_identity_layout
 
@@ -209,7 +210,7 @@ def other_readers(f: func.FuncOp) -> list[tuple[Operation, str]]:
     """Per constant global ``f`` reads other than as a kernel's read operand, its first such
     reader (a ``memref.load``, a ``memref.copy``, a structured op's ``outs`` ...)."""
     out: dict[str, Operation] = {}
-    for op in f.body.walk():
+    for op in walk(f.body):
         if not isinstance(op, memref.GetGlobalOp) or _constant_global(op) is None:
             continue
         sym = op.name_.root_reference.data

@@ -44,6 +44,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.traits import IsTerminator
 
+from memopt.dialects.walk import walk
 from memopt.dialects.opaque import OpaqueOp
 from memopt.dialects.ownership import DeallocOp
 from memopt.dialects.structured import StructuredOp
@@ -362,7 +363,7 @@ def memory_space(op: Operation) -> int:
 
 def memory_spaces(f: func.FuncOp) -> list[int]:
     """The memory spaces of ``f``'s allocs, the default (0) first: one arena each."""
-    spaces = {memory_space(op) for op in f.body.walk() if isinstance(op, ALLOCS)}
+    spaces = {memory_space(op) for op in walk(f.body) if isinstance(op, ALLOCS)}
     return sorted(spaces | {0})
 
 
@@ -377,7 +378,7 @@ def analyze_upstream(f: func.FuncOp, space: int = 0, alignment: int = 1) -> Upst
         return lt
     tracer = _Tracer(f)
     candidates: dict[Operation, _Trace] = {}
-    for op in f.body.walk():
+    for op in walk(f.body):
         if not isinstance(op, ALLOCS) or not isinstance(op.results[0].type, MemRefType):
             continue
         why = plannable(op)
@@ -416,7 +417,7 @@ def _freed_with_unplanned(f: func.FuncOp, candidates: dict[Operation, _Trace]) -
     unplanned (an ``scf.if`` result or loop-carried value merging the two): the deallocation can
     neither stay (it would free arena bytes) nor go (the other buffer would leak), so they are
     left unplanned too — repeated until no deallocation mixes the two."""
-    freed = [v for op in f.body.walk() if isinstance(op, DEALLOCS)
+    freed = [v for op in walk(f.body) if isinstance(op, DEALLOCS)
              for v in (op.operands if isinstance(op, memref.DeallocOp) else op.memrefs)]
     sources = _Sources()
     planned = set(candidates)
@@ -491,7 +492,7 @@ class _Sources:
 def _unstructured(f: func.FuncOp) -> bool:
     """Whether some region of ``f`` has several blocks: program order is then not an order of
     execution, and a step numbering would not bound lifetimes."""
-    return len(f.body.blocks) > 1 or any(len(r.blocks) > 1 for op in f.body.walk() for r in op.regions)
+    return len(f.body.blocks) > 1 or any(len(r.blocks) > 1 for op in walk(f.body) for r in op.regions)
 
 
 def _call_scratch(tracer: _Tracer, lt: UpstreamLifetimes, alignment: int, names: _Names) -> list[Buffer]:
@@ -500,7 +501,7 @@ def _call_scratch(tracer: _Tracer, lt: UpstreamLifetimes, alignment: int, names:
     from .upstream_calls import call_scratch
 
     buffers = []
-    for op in lt.func.body.walk():
+    for op in walk(lt.func.body):
         scratch = call_scratch(op) if isinstance(op, func.CallOp) else None
         if scratch is None:
             continue

@@ -21,6 +21,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import IsTerminator
 
+from memopt.dialects.walk import walk
 from memopt.dialects.ownership import DeallocOp
 from memopt.dialects.upstream_syntax import AllocOp
 from memopt.planning import Solution
@@ -118,7 +119,7 @@ def _arena_alloc(f: func.FuncOp, size: int, space: int | None, alignment: int = 
     arena.results[0].name_hint = "arena" if not space else f"arena_space{space}"
     arena.attributes[ARENA_ATTR] = UnitAttr()  # the executor reads views of it as planned buffers
     Rewriter.insert_op(arena, InsertPoint.at_start(block))
-    for ret in [op for op in f.body.walk() if isinstance(op, func.ReturnOp) and op.parent_op() is f]:
+    for ret in [op for op in walk(f.body) if isinstance(op, func.ReturnOp) and op.parent_op() is f]:
         Rewriter.insert_op(memref.DeallocOp.get(arena), InsertPoint.before(ret))
     return arena.results[0]
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from xdsl.dialects import func, memref
 from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 
+from memopt.dialects.walk import walk
 from .upstream_dma import STAGING_ATTR
 from .upstream_lifetime import BRANCHING, VIEWS, _number
 from .upstream_plan_io import ArenaPlan
@@ -41,13 +42,13 @@ def branch_spans(f: func.FuncOp) -> list[Branch]:
     """Every branch of every branching op of ``f``, in the numbering the reader traces in."""
     begin, _, path_of = _number(f.body.blocks[0])
     out = []
-    for op in f.body.walk():
+    for op in walk(f.body):
         if not isinstance(op, BRANCHING):
             continue
         outer = path_of.get(op.parent_block(), ())
         for k, region in enumerate(op.regions):
             blocks = list(region.blocks)
-            steps = [begin[o] for b in blocks for o in b.walk() if o in begin]
+            steps = [begin[o] for b in blocks for o in walk(b) if o in begin]
             if steps:
                 if_id = path_of[blocks[0]][-1][0]
                 out.append(Branch(if_id, k, min(steps), max(steps) + 1, outer))
@@ -103,7 +104,7 @@ def _copied_with_arguments(f: func.FuncOp, planned: set[int]) -> tuple[set[int],
     args = set(f.body.blocks[0].args)
     inputs: set[int] = set()
     outputs: set[int] = set()
-    for op in f.body.walk():
+    for op in walk(f.body):
         if not isinstance(op, memref.CopyOp):
             continue
         src, dst = _root(op.source, planned), _root(op.destination, planned)

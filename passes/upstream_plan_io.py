@@ -19,6 +19,7 @@ from xdsl.dialects import arith, func, memref
 from xdsl.dialects.builtin import IntegerAttr, MemRefType
 from xdsl.ir import Operation, OpResult, SSAValue
 
+from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError
 from memopt.planning import Buffer, Problem
 
@@ -49,7 +50,7 @@ def arenas(f: func.FuncOp) -> list[SSAValue]:
     k = f.attributes.get(ARENA_ARG_ATTR)
     if isinstance(k, IntegerAttr):
         found.append(f.body.blocks[0].args[k.value.data])
-    found += [op.results[0] for op in f.body.walk() if isinstance(op, memref.AllocOp) and ARENA_ATTR in op.attributes]
+    found += [op.results[0] for op in walk(f.body) if isinstance(op, memref.AllocOp) and ARENA_ATTR in op.attributes]
     return found
 
 

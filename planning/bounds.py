@@ -73,11 +73,13 @@ def _nested_curve(starts: np.ndarray, ends: np.ndarray, sizes: np.ndarray, paths
     by_path: dict[Path, list[int]] = defaultdict(list)
     for i, p in enumerate(paths):
         by_path[p].append(i)
-    # Every prefix of a path is a node of the branch tree.
-    nodes: set[Path] = set()
+    # Every prefix of a path is a node of the branch tree (added from the path up to the first
+    # prefix already known: linear in the tree's size however deep it nests).
+    nodes: set[Path] = {()}
     for p in by_path:
-        for k in range(len(p) + 1):
-            nodes.add(p[:k])
+        while p not in nodes:
+            nodes.add(p)
+            p = p[:-1]
     children: dict[Path, dict[int, list[Path]]] = defaultdict(lambda: defaultdict(list))
     for p in nodes:
         if p:

@@ -93,6 +93,29 @@ class BranchTree:
         return max((len(s.path) + 1 for spans in self.ifs.values() for s in spans), default=0)
 
 
+class _KnownPaths:
+    """Which paths name real branches: each step ``(if_id, k)`` an ``if`` whose own path is the
+    steps before it, with a branch ``k``. Each path is checked once from its longest known
+    prefix, so deep nesting costs its size, not its depth squared per buffer."""
+
+    def __init__(self, by_id: dict[int, IfSpan]):
+        self.by_id = by_id
+        self.known: dict[Path, bool] = {(): True}
+
+    def valid(self, path: Path) -> bool:
+        todo = []
+        while path not in self.known:
+            todo.append(path)
+            path = path[:-1]
+        ok = self.known[path]
+        for p in reversed(todo):
+            if ok:
+                s = self.by_id.get(p[-1][0])
+                ok = s is not None and s.path == p[:-1] and 0 <= p[-1][1] < s.branches
+            self.known[p] = ok
+        return ok
+
+
 def branch_tree(problem: Problem, spans: Iterable[IfSpan]) -> BranchTree:
     """Group buffers by path and ``if`` spans by parent; reject inconsistent inputs.
 
@@ -108,17 +131,16 @@ def branch_tree(problem: Problem, spans: Iterable[IfSpan]) -> BranchTree:
             raise PlanningError(f"if {s.if_id}: empty span [{s.start}, {s.end})")
         by_id[s.if_id] = s
         ifs[s.path].append(s)
+    known = _KnownPaths(by_id)
     for s in by_id.values():
-        for depth, (if_id, k) in enumerate(s.path):
-            parent = by_id.get(if_id)
-            if parent is None or parent.path != s.path[:depth] or not 0 <= k < parent.branches:
-                raise PlanningError(f"if {s.if_id}: path {s.path} names an unknown branch")
+        if not known.valid(s.path):
+            raise PlanningError(f"if {s.if_id}: path {s.path} names an unknown branch")
     own: dict[Path, list[int]] = defaultdict(list)
     for i, b in enumerate(problem.buffers):
-        for depth, (if_id, k) in enumerate(b.path):
-            s = by_id.get(if_id)
-            if s is None or s.path != b.path[:depth] or not 0 <= k < s.branches:
-                raise PlanningError(f"buffer '{b.id}': path {b.path} names an unknown branch")
+        if not known.valid(b.path):
+            raise PlanningError(f"buffer '{b.id}': path {b.path} names an unknown branch")
+        for if_id, _ in b.path:
+            s = by_id[if_id]
             if b.start < s.start or b.end > s.end:
                 raise PlanningError(
                     f"buffer '{b.id}' [{b.start}, {b.end}) lives outside its if's span [{s.start}, {s.end})"

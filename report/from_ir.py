@@ -19,6 +19,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 
+from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError
 from memopt.dialects.memopt import (
     ComputeOp, DmaStartOp, DmaWaitOp, LoopOp, PlanAttr, ViewOp, byte_size,
@@ -61,7 +62,7 @@ def _branches(lt: FunctionLifetimes) -> list[BranchSpan]:
         block = op.parent_block()
         path = num.path.get(block, ()) if block is not None else ()
         for k, region in enumerate(op.regions):
-            steps = [num.begin[o] for blk in region.blocks for o in blk.walk() if o in num.begin]
+            steps = [num.begin[o] for blk in region.blocks for o in walk(blk) if o in num.begin]
             if steps:
                 spans.append(BranchSpan(if_id, k, min(steps), max(steps) + 1, path))
     return spans
@@ -86,7 +87,7 @@ def function_view(lt: FunctionLifetimes, offsets: list[int], plan: PlanAttr) -> 
     ]
     # Views: drawn over the bytes of their source they expose, from the view op on.
     names = {id(lt.owner[i]): b.id for i, b in enumerate(problem.buffers)}
-    for op in f.body.walk():
+    for op in walk(f.body):
         if isinstance(op, ViewOp) and op.result in lt.storage_of and op in lt.numbering.begin:
             b, rel = lt.storage_of[op.result]
             src = problem.buffers[b]

@@ -19,6 +19,7 @@ from dataclasses import replace
 from xdsl.dialects import func
 from xdsl.dialects.builtin import IntegerAttr, StringAttr
 
+from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError
 from memopt.planning import Problem, lower_bound
 
@@ -63,7 +64,7 @@ def _unplanned_staging(f: func.FuncOp) -> str:
     from memopt.passes.upstream_dma import STAGING_ATTR
     from memopt.passes.upstream_lifetime import byte_size, memory_space
 
-    allocs = [op for op in f.body.walk() if isinstance(op, memref.AllocOp) and STAGING_ATTR in op.attributes]
+    allocs = [op for op in walk(f.body) if isinstance(op, memref.AllocOp) and STAGING_ATTR in op.attributes]
     if not allocs:
         return ""
     named = ", ".join(f"{op.results[0].name_hint or '?'} {byte_size(op.results[0].type)} B "

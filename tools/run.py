@@ -30,6 +30,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from memopt.dialects.walk import walk
 from memopt.cli import ArgParser, ToolError, parse_source, process_entry, run_tool, write_output
 
 PROG = "memopt-run"
@@ -84,7 +85,7 @@ def _memref_functions(module, name: str | None) -> list:
 
     from memopt.executor.memref_exec import is_memref_function
 
-    funcs = [op for op in module.walk() if isinstance(op, func.FuncOp) and op.body.blocks]
+    funcs = [op for op in walk(module) if isinstance(op, func.FuncOp) and op.body.blocks]
     if name is not None:
         funcs = [f for f in funcs if f.sym_name.data == name]
     return [f for f in funcs if is_memref_function(f)]

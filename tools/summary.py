@@ -11,6 +11,7 @@ from __future__ import annotations
 from xdsl.dialects import func
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 
+from memopt.dialects.walk import walk
 from memopt.api import summarize
 
 LB_INPLACE_ATTR = "memopt.lower_bound_inplace"
@@ -37,7 +38,7 @@ def summary_lines(module: ModuleOp) -> list[str]:
         for space, size in s.space_arena_sizes:
             line += f", memory space {space}: {size} bytes"
         lines.append(line)
-    transfers = sum(1 for op in module.walk() if op.name in ("memopt.dma_start", "memref.dma_start"))
+    transfers = sum(1 for op in walk(module) if op.name in ("memopt.dma_start", "memref.dma_start"))
     if transfers:
         lines.append(f"{transfers} DMA transfers stream weights on chip")
     return lines
