@@ -13,8 +13,7 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 
 from memopt.dialects.walk import walk
 from memopt.api import summarize
-
-LB_INPLACE_ATTR = "memopt.lower_bound_inplace"
+from memopt.passes.plan_memory import LB_INPLACE_ATTR
 
 
 def summary_lines(module: ModuleOp) -> list[str]:
