@@ -55,13 +55,10 @@ class Execution:
 
 
 def _inplace_hint(op: Operation) -> tuple[int, ...]:
-    """``op``'s ``inplace`` hint, per result the input it may be written over (-1: none) — the
-    IR's promise that it may write over that input as it reads it: its stand-in keeps it."""
-    indices = getattr(op, "inplace_indices", None)
-    if callable(indices):
-        return tuple(indices())
-    hint = op.attributes.get("inplace")
-    return tuple(int(v) for v in hint.get_values()) if hasattr(hint, "get_values") else ()
+    """A compute op's ``inplace`` hint (the only ones the planner grants), per result the input it
+    may be written over (-1: none) — the IR's promise that it may write over that input as it
+    reads it: its stand-in keeps it."""
+    return op.inplace_indices() if isinstance(op, ComputeOp) else ()
 
 
 def op_identities(f: func.FuncOp) -> dict[Operation, int]:

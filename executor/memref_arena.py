@@ -12,6 +12,7 @@ from __future__ import annotations
 from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import BlockArgument, Operation, SSAValue
+
 from memopt.dialects.walk import walk
 
 

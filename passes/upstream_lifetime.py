@@ -34,6 +34,7 @@ compiler flows hold after bufferization:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from xdsl.dialects import affine, arith, func, memref, scf
@@ -263,8 +264,7 @@ class _Tracer:
         elif isinstance(user, UnregisteredOp) or _ends_nested_block(user):
             t.escape = f"it is passed out of a region by '{_op_name(user)}'"
         elif isinstance(user, LOOPS_WITH_IV) and _iter_arg_index(user, index) is not None:
-            k = _iter_arg_index(user, index)
-            work += [user.body.blocks[0].args[k + 1], user.results[k]]
+            work += carried_as(user, _iter_arg_index(user, index))
         elif user.regions and _carries_memrefs(user):
             t.escape = f"it is carried into '{_op_name(user)}' (its region arguments alias it)"
         else:
@@ -281,7 +281,7 @@ class _Tracer:
         elif isinstance(parent, PASS_THROUGH) and index < len(parent.results):
             work.append(parent.results[index])
         elif isinstance(parent, LOOPS_WITH_IV) and index < len(parent.results):
-            work += [parent.body.blocks[0].args[index + 1], parent.results[index]]
+            work += carried_as(parent, index)
             if parent.is_ancestor(root):
                 if t.carried_by not in (None, parent):
                     t.escape = "it is carried by two loops' iter_args"
@@ -312,12 +312,37 @@ def _ends_nested_block(op: Operation) -> bool:
     return block is not None and block.last_op is op and not isinstance(block.parent_op(), func.FuncOp)
 
 
+def loop_inits(loop: Operation) -> Sequence[SSAValue]:
+    """The ``iter_args`` initial values of an ``scf.for`` / ``affine.for``."""
+    return loop.iter_args if isinstance(loop, scf.ForOp) else loop.inits
+
+
+def carried_as(loop: Operation, k: int) -> list[SSAValue]:
+    """What ``iter_args`` entry ``k`` of ``loop`` lives on as: the body's argument, the loop's result."""
+    return [loop.body.blocks[0].args[k + 1], loop.results[k]]
+
+
 def _iter_arg_index(loop: Operation, operand_index: int) -> int | None:
     """Which ``iter_args`` entry operand ``operand_index`` of ``loop`` initialises, if any (the
     inits are the loop's last operands)."""
-    inits = loop.iter_args if isinstance(loop, scf.ForOp) else loop.inits
-    k = operand_index - (len(loop.operands) - len(inits))
+    k = operand_index - (len(loop.operands) - len(loop_inits(loop)))
     return k if k >= 0 else None
+
+
+def lives_on_as(user: Operation, index: int) -> list[SSAValue]:
+    """The values operand ``index`` of ``user`` becomes when ``user`` yields it (an ``scf.if``-like
+    op's result; a loop's next-iteration argument and result) or a loop takes it as an
+    ``iter_args`` init; nothing for any other use."""
+    parent = user.parent_op() if user.has_trait(IsTerminator) else None
+    if isinstance(parent, PASS_THROUGH) and index < len(parent.results):
+        return [parent.results[index]]
+    if isinstance(parent, LOOPS_WITH_IV) and index < len(parent.results):
+        return carried_as(parent, index)
+    if isinstance(user, LOOPS_WITH_IV):
+        k = _iter_arg_index(user, index)
+        if k is not None:
+            return carried_as(user, k)
+    return []
 
 
 def _carries_memrefs(op: Operation) -> bool:
@@ -481,7 +506,7 @@ class _Sources:
         return {v}
 
     def _carried(self, loop: Operation, k: int) -> set:
-        inits = loop.iter_args if isinstance(loop, scf.ForOp) else loop.inits
+        inits = loop_inits(loop)
         out = set(self.of(inits[k])) if k < len(inits) else set()
         term = loop.body.blocks[0].last_op
         if term is not None and k < len(term.operands):
@@ -549,5 +574,5 @@ class _Names:
         return name
 
 
-__all__ = ["scratch_name", "ALLOCS", "DEALLOCS", "VIEWS", "UpstreamLifetimes", "analyze_upstream", "byte_size", "element_bytes",
+__all__ = ["carried_as", "lives_on_as", "loop_inits", "scratch_name", "ALLOCS", "DEALLOCS", "VIEWS", "UpstreamLifetimes", "analyze_upstream", "byte_size", "element_bytes",
            "is_identity_layout", "is_upstream", "memory_space", "memory_spaces", "plannable"]

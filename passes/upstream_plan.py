@@ -19,14 +19,13 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
-from xdsl.traits import IsTerminator
 
 from memopt.dialects.walk import walk
 from memopt.dialects.ownership import DeallocOp
 from memopt.dialects.upstream_syntax import AllocOp
 from memopt.planning import Solution
 
-from .upstream_lifetime import LOOPS_WITH_IV, PASS_THROUGH, VIEWS, UpstreamLifetimes, scratch_name
+from .upstream_lifetime import VIEWS, UpstreamLifetimes, lives_on_as, scratch_name
 
 from .upstream_attrs import (  # noqa: F401 - re-exported
     ARENA_ALIGNMENT_ATTR, ARENA_ARG_ATTR, ARENA_ATTR, ARENA_MODES, ARENA_SIZE_ATTR, LOWER_BOUND_ATTR,
@@ -239,23 +238,8 @@ def alias_closure(v: SSAValue, through_yields: bool = False) -> set[SSAValue]:
             if isinstance(user, VIEWS):
                 work += [r for r in user.results if isinstance(r.type, MemRefType)]
             elif through_yields:
-                work += _yielded_as(user, use.index)
+                work += lives_on_as(user, use.index)
     return seen
-
-
-def _yielded_as(user: Operation, index: int) -> list[SSAValue]:
-    """The values operand ``index`` of ``user`` lives on as when ``user`` is a yield or a loop."""
-    parent = user.parent_op() if user.has_trait(IsTerminator) else None
-    if isinstance(parent, PASS_THROUGH) and index < len(parent.results):
-        return [parent.results[index]]
-    if isinstance(parent, LOOPS_WITH_IV) and index < len(parent.results):
-        return [parent.body.blocks[0].args[index + 1], parent.results[index]]
-    if isinstance(user, LOOPS_WITH_IV):
-        inits = user.iter_args if isinstance(user, scf.ForOp) else user.inits
-        k = index - (len(user.operands) - len(inits))
-        if k >= 0:
-            return [user.body.blocks[0].args[k + 1], user.results[k]]
-    return []
 
 
 def _drop_deallocations(aliases: set[SSAValue]) -> None:
