@@ -12,7 +12,9 @@ Prints, in one run:
   BINARY`` MiniMalloc's own solver (built by the user from google/minimalloc) runs on each with
   the same limit, its plans validated here;
 * with ``--generated-best K``: the default ``best`` alone on K fresh instances (no search), its
-  mean over the capacity per family — the larger sample its mean needs.
+  mean over the capacity per family — the larger sample its mean needs;
+* with ``--default K`` (alone): the default on the suite, K fresh look-alikes and the idealloc
+  traces, beside the same default without its CP-SAT step (``planning/aim.py``).
 
 (the ``greedy``/``best`` columns are the portfolio ``best`` without a budget, for comparison;
 ``seconds`` is the search alone, which includes whatever part of the portfolio it runs itself)
@@ -192,6 +194,59 @@ def generated_best(k: int, seed: int, family: str = "suite") -> None:
     print()
 
 
+def _default_row(label: str, problem, known: int | None) -> tuple[float, float, float]:
+    """One row of :func:`default_table`: (% over the reference, the same before, seconds)."""
+    from memopt.planning import aim
+
+    lb = lower_bound(problem)
+    best = make_strategy("best")
+    t0 = time.perf_counter()
+    sol = best.plan(problem)
+    sec = time.perf_counter() - t0
+    validate(problem, sol)
+    saved, aim.MAX_BUFFERS = aim.MAX_BUFFERS, 0
+    try:
+        before = make_strategy("best").plan(problem).height
+    finally:
+        aim.MAX_BUFFERS = saved
+    ref = min(x for x in (known, sol.height, before) if x is not None)
+    over, over_before = 100 * (sol.height - ref) / ref, 100 * (before - ref) / ref
+    print(f"{label:<22}{len(problem):>8}{lb:>15,}{sol.height:>15,}{over:>8.2f}{100 * (sol.height - lb) / lb:>9.3f}"
+          f"{over_before:>9.2f}{sec:>7.2f}  {sol.strategy} ({best.stats['polish']})", flush=True)
+    return over, over_before, sec
+
+
+def default_table(k: int, seed: int, bench_dir: str) -> None:
+    """The default (``best``, no budget) on minimalloc's suite, ``k`` fresh look-alikes
+    (``synthetic.suite_like``, seeds ``seed``..), and the idealloc training traces: % over the
+    best known height (the suite's table; for a look-alike the capacity it was cut from, or a
+    lower plan found), % over the lower bound, the same default without its CP-SAT step
+    (``before``), seconds."""
+    print(f"{'input':<22}{'buffers':>8}{'LB':>15}{'height':>15}{'% best':>8}{'% LB':>9}{'before':>9}{'s':>7}  strategy (polish)")
+    groups: dict[str, list[tuple[float, float, float]]] = {}
+    for name, known in BEST_KNOWN.items():
+        path = os.path.join(bench_dir, "minimalloc", f"{name}.{CAPACITY}.csv")
+        problem, _ = read_problem(open(path).read(), path)
+        groups.setdefault("suite A-K", []).append(_default_row(f"suite {name}", problem, known))
+    for sd in range(seed, seed + k):
+        problem, template = _generate("suite", sd)
+        groups.setdefault(f"look-alikes {seed}..{seed + k - 1}", []).append(
+            _default_row(f"suite_like({sd}) {template}", problem, CAPACITY))
+    ia_dir = os.path.join(bench_dir, "idealloc")
+    for f in sorted(os.listdir(ia_dir)) if os.path.isdir(ia_dir) else []:
+        path = os.path.join(ia_dir, f)
+        problem, _ = read_problem(open(path).read(), path)
+        lb = lower_bound(problem)
+        groups.setdefault("idealloc traces (reference: LB)", []).append(_default_row(f[:22], problem, lb))
+    for label, rows in groups.items():
+        over, before, secs = zip(*rows)
+        worse = sum(o > b for o, b in zip(over, before))
+        print(f"# {label}: default mean {sum(over) / len(over):.2f} % (before {sum(before) / len(before):.2f} %), "
+              f"max {max(over):.2f} %; worse than before on {worse}; seconds max {max(secs):.2f}, "
+              f"over 3 s: {sum(s > 3 for s in secs)} of {len(secs)}")
+    print()
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--budget", type=float, default=None, help="seconds per run")
@@ -209,7 +264,13 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=2026, help="first seed of the generated instances")
     ap.add_argument("--jobs", type=int, default=1,
                     help="generated instances searched in parallel (each search also runs CP-SAT in a second thread)")
+    ap.add_argument("--default", type=int, default=None, metavar="K",
+                    help="the default strategy alone, side by side with itself before its CP-SAT step, on the "
+                         "suite, K fresh look-alikes (from --seed) and the idealloc traces")
     args = ap.parse_args(argv)
+    if args.default is not None:
+        default_table(args.default, args.seed, args.bench_dir)
+        return 0
     if args.generated_best:
         generated_best(args.generated_best, args.seed, args.family)
         if args.only is None and not args.generated:

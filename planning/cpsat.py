@@ -92,7 +92,8 @@ class Fit:
 def fit(sizes: Sequence[int], starts: Sequence[int], ends: Sequence[int], aligns: Sequence[int],
         cap: int, det_limit: float, seconds: float,
         neighbours: Sequence[Sequence[int]] | None = None, on_solver=None, seed: int = 0,
-        orders: Sequence[Sequence[int]] = ()) -> Fit:
+        orders: Sequence[Sequence[int]] = (), conflicts: int | None = None,
+        automatic: bool = True, presolve: bool = True) -> Fit:
     """Decide whether the buffers (half-open lifetimes ``[start, end)``) fit under ``cap``.
 
     ``neighbours`` (index lists) replaces the time-overlap test when buffers in exclusive
@@ -102,7 +103,11 @@ def fit(sizes: Sequence[int], starts: Sequence[int], ends: Sequence[int], aligns
     within 0.85-0.94 on the others), so a caller that retries should retry with a new seed.
     ``orders`` (index lists, such as :func:`sweep_orders`) are decision orders for the fixed
     search, tried in turn, :data:`FIXED_SHARE` of ``det_limit`` among them; without them the
-    fixed search follows the buffers' given order.
+    fixed search follows the buffers' given order. ``conflicts`` caps each attempt's conflicts
+    (backtracks) as well: a count, so the answer does not depend on the machine either, and on
+    these models it tracks the wall time more closely than the deterministic time does (whose
+    units a fixed search spends mostly on its first propagation). ``automatic=False`` leaves
+    out the default search after the fixed ones (its whole share then goes to them).
     """
     from ortools.sat.python import cp_model
 
@@ -129,9 +134,10 @@ def fit(sizes: Sequence[int], starts: Sequence[int], ends: Sequence[int], aligns
             for j in ns:
                 if i < j:
                     model.AddNoOverlap([ys[i], ys[j]])
-    fixed_share = FIXED_SHARE / max(1, len(orders))
+    fixed_share = (FIXED_SHARE if automatic else 1.0) / max(1, len(orders))
     attempts = [("FIXED_SEARCH", order, fixed_share) for order in orders or [None]]
-    attempts.append(("AUTOMATIC_SEARCH", None, 1.0 - FIXED_SHARE))
+    if automatic:
+        attempts.append(("AUTOMATIC_SEARCH", None, 1.0 - FIXED_SHARE))
     work = 0.0
     for branching, order, share in attempts:
         # Every attempt starts from no decision strategy; a fixed one then follows ``order``:
@@ -148,6 +154,9 @@ def fit(sizes: Sequence[int], starts: Sequence[int], ends: Sequence[int], aligns
         solver.parameters.search_branching = getattr(cp_model, branching)
         solver.parameters.max_deterministic_time = max(det_limit * share, 1e-3)
         solver.parameters.max_time_in_seconds = max(seconds, 1e-3)
+        if conflicts is not None:
+            solver.parameters.max_number_of_conflicts = conflicts
+        solver.parameters.cp_model_presolve = presolve
         stopped = on_solver(solver) if on_solver is not None else None
         if stopped is not None and stopped.is_set():
             return Fit(UNKNOWN, None, work)  # lets another thread stop the search

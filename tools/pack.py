@@ -32,7 +32,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--match-range", default="auto", help="nnvm: match range (number >= 0 or 'auto')")
     p.add_argument("--num-groups", type=int, default=1, help="nnvm: parallel colour groups (default 1)")
     p.add_argument("--check", action="store_true", help="validate the input's offset column instead of planning")
-    p.add_argument("--stats", action="store_true", help="print buffers, LB, height, seconds to stderr; for best its members and polish, for search its views, source, work and proven lower bound")
+    p.add_argument("--stats", action="store_true", help="print buffers, the proven lower bound (lb), height, how far above the bound it is "
+                        "(over_lb, '(optimal)' at the bound), seconds to stderr; for best its members and "
+                        "polish, for search its views, source and work")
     p.add_argument("--plot", default=None, metavar="OUT.svg",
                    help="also draw the plan (layout and live bytes; .svg or .png) as memopt-report does")
     return p
@@ -83,11 +85,14 @@ def run(argv: list[str] | None = None) -> int:
             why = f"lower bound {lb}: a plan may fit, none was found within --budget {args.budget} s"
         raise PlanningError(f"{source}: plan needs {solution.height} bytes, over capacity {args.capacity} ({why})")
     if args.stats:
+        details = getattr(strategy, "stats", None) if not args.check else None
+        proven = max(lower_bound(problem), (details or {}).get("proven_lb", 0))
+        gap = 100 * (solution.height - proven) / proven if proven else 0.0
+        reached = " (optimal)" if solution.height <= proven else ""
         sys.stderr.write(
-            f"buffers={len(problem)} lb={lower_bound(problem)} height={solution.height} "
+            f"buffers={len(problem)} lb={proven} height={solution.height} over_lb={gap:.2f}%{reached} "
             f"strategy={solution.strategy} seconds={seconds:.3f}\n"
         )
-        details = getattr(strategy, "stats", None) if not args.check else None
         if details and "members" in details:
             skipped = ", ".join(details["skipped"]) or "none"
             sys.stderr.write(f"members={','.join(details['members'])} skipped={skipped} polish={details['polish']}\n")

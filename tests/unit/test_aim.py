@@ -1,0 +1,74 @@
+"""The default's exact step (planning/aim.py): CP-SAT aiming at the lower bound."""
+
+import pytest
+
+from memopt.planning import Buffer, Problem, lower_bound, make_strategy, validate
+from memopt.planning import aim, cpsat
+from memopt.planning.synthetic import suite_like
+
+pytestmark = pytest.mark.skipif(not cpsat.available(), reason="OR-Tools not installed")
+
+
+def _instance():
+    """A suite look-alike whose bound is reachable (built from a packing of the capacity) and
+    which the greedy portfolio leaves well above it."""
+    problem, _ = suite_like(502)
+    assert lower_bound(problem) == 1 << 20
+    return problem
+
+
+def test_the_default_reaches_the_bound_the_portfolio_misses():
+    problem = _instance()
+    plain = make_strategy("best", polish=False).plan(problem)
+    assert plain.height > lower_bound(problem)
+    best = make_strategy("best")
+    sol = best.plan(problem)
+    validate(problem, sol)
+    assert sol.height == lower_bound(problem) and sol.strategy == "cp-sat"
+    assert best.stats["polish"] == "cp-sat" and best.stats["aim"] >= 1
+    assert make_strategy("best").plan(problem) == sol  # same input, same plan
+
+
+def test_an_unreachable_height_falls_back_to_the_polish():
+    problem = _instance()
+    below = Problem.of(problem.buffers)
+    attempt = aim.Aim(below, lower_bound(below) - 1024)  # under the bound: nothing fits
+    assert attempt.offsets() is None
+    assert attempt.infeasible or attempt.attempts >= 1
+
+
+def test_a_fit_is_a_plan_under_the_height():
+    problem = _instance()
+    offsets = aim.Aim(problem, 1 << 20).offsets()
+    assert offsets is not None
+    assert max(o + b.size for o, b in zip(offsets, problem.buffers)) <= 1 << 20
+
+
+def test_an_aim_can_be_abandoned():
+    problem = _instance()
+    attempt = aim.Aim(problem, lower_bound(problem))
+    attempt.stop()
+    assert not attempt._thread.is_alive()
+
+
+def test_work_is_counted_not_timed(monkeypatch):
+    """The attempts stop at the count of buffers attempted (aim.WORK) and at aim.ATTEMPTS."""
+    problem = _instance()
+    monkeypatch.setattr(aim, "ATTEMPTS", 1)
+    one = aim.Aim(problem, lower_bound(problem) - 1)  # nothing fits: every attempt fails
+    one.offsets()
+    assert one.attempts <= 1
+    monkeypatch.setattr(aim, "ATTEMPTS", 10)
+    monkeypatch.setattr(aim, "WORK", len(problem) - 1)  # less than one attempt on the buffers
+    none = aim.Aim(Problem.of(problem.buffers), lower_bound(problem) - 1)
+    none.offsets()
+    views = aim._views(problem)
+    assert none.attempts == (len(views) > 1 and len(views[0][0]) <= len(problem) - 1)
+
+
+def test_eligibility():
+    small = Problem.of(Buffer(f"b{i}", 8, i, i + 2) for i in range(aim.MIN_BUFFERS - 1))
+    assert not aim.eligible(small)
+    assert aim.eligible(_instance())
+    branches = Problem.of(Buffer(f"b{i}", 8, i, i + 2, 1, ((0, i % 2),)) for i in range(100))
+    assert not aim.eligible(branches)
