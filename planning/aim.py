@@ -54,9 +54,8 @@ MIN_BUFFERS = 64
 """Smaller problems are left to the polish's branch and bound, which settles them exactly at
 less cost than starting CP-SAT."""
 
-MAX_BUFFERS = 500
-"""Larger problems are left to the polish: CP-SAT's propagation per decision grows with the
-buffers live together, and an attempt there costs seconds."""
+MAX_BUFFERS = WORK
+"""Larger problems are left to the polish: not one attempt on them fits in :data:`WORK`."""
 
 
 def eligible(problem: Problem) -> bool:

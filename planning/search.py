@@ -693,6 +693,33 @@ def exact_polish(problem: Problem, offsets: Sequence[int], nodes: int) -> tuple[
     return offsets, h
 
 
+def descent(problem: Problem, cap: int) -> list[int] | None:
+    """The branch and bound's first descent at ``cap``: one run in the ``WAT`` preorder with
+    about one node per buffer (a little backtracking at most), on the stacked view first when
+    there is one, then on the buffers themselves. Offsets of a plan under ``cap``, or None.
+
+    Why: on real training traces (MindSpore's SOMAS dumps of ResNet-50 and TinyBERT) the greedy
+    orders stay 0.1-0.3 % above the lower bound, and this descent — canonical placements, the
+    lowest first, steered by the section floors — reaches the bound without backtracking. Its
+    structure holds every pair of buffers live together, so ``best`` runs it only up to
+    :data:`memopt.planning.strategies.DESCENT_MAX` buffers. Counted work only."""
+    stacked = _stacked_view(problem)
+    views = ([(stacked.problem, stacked)] if stacked is not None else []) + [(problem, None)]
+    for view, stacking in views:
+        st = _Structure(view)
+        if st.m == 0:
+            return [0] * len(problem)
+        limit = st.m + st.m // 8
+        work = _Work(limit, float("inf"))
+        status, sol = SearchStrategy._try_cap(st, cap, [(st.preorder("WAT"), limit)], work, _PartCache(st))
+        if status == _OK:
+            offsets = _offsets(view, st, sol)
+            offsets = stacking.expand(offsets) if stacking is not None else offsets
+            if not find_conflicts(problem, offsets):  # planners are never trusted
+                return offsets
+    return None
+
+
 def _polish(problem: Problem, offsets: Sequence[int], nodes: int,
             below: int | None = None) -> tuple[list[int], int]:
     """:func:`exact_polish` on one view: the binary search below the plan's height (or below

@@ -219,8 +219,10 @@ class Best(Strategy):
         lb = lower_bound_inplace(problem)  # no plan goes below it: a member reaching it ends the run
         # The exact step (aim.py) works beside the portfolio; its fit counts only when the
         # portfolio ends above the bound, so the outcome does not depend on which finished first.
+        # It starts once the first member has run and left a gap (most small problems close
+        # it there, and the thread's set-up would slow the portfolio for nothing).
         aims = self.polish and self.budget is None and n <= self.LARGE and aim.eligible(problem)
-        aiming = aim.Aim(problem, lb) if aims else None
+        aiming: aim.Aim | None = None
         best: Solution | None = None
         ran: list[str] = []
         for strategy in members:
@@ -231,6 +233,8 @@ class Best(Strategy):
             ran.append(strategy.name)
             if best is None or sol.height < best.height:
                 best = sol
+            if aims and aiming is None and best.height > lb:
+                aiming = aim.Aim(problem, lb)
         assert best is not None
         polish = "none"
         if aiming is not None and best.height > lb:
@@ -260,12 +264,20 @@ EXACT_NODES = 5_000
 """Node budget of that branch and bound: about 0.5 s on minimalloc's 150-450-buffer instances."""
 
 
+DESCENT_MAX = 2_000
+"""Problems above :data:`EXACT_MAX` and up to this many buffers (without branches) first try
+the branch and bound's descent at the bound (:func:`memopt.planning.search.descent`): about
+3 s at 2,000 buffers, and its structure grows with the pairs of buffers live together."""
+
+
 def polished(problem: Problem, solution: Solution) -> Solution:
     """``solution``, or a lower plan found by a short polish when it is above ``LB_inplace``:
-    a branch and bound on small problems without branches (``<member>+exact``), else (or when
-    that finds nothing lower) a hill climb over the first-fit order (``<member>+climb``)."""
+    a branch and bound on small problems without branches (``<member>+exact``); on larger ones
+    up to :data:`DESCENT_MAX` buffers, the branch and bound's descent at the bound
+    (``<member>+descent``, optimal); else (or when those find nothing lower) a hill climb over
+    the first-fit order (``<member>+climb``)."""
     from .bounds import lower_bound_inplace
-    from .search import climb, exact_polish  # search registers itself here: import late
+    from .search import climb, descent, exact_polish  # search registers itself here: import late
 
     target = lower_bound_inplace(problem)
     if solution.height <= target:
@@ -275,6 +287,10 @@ def polished(problem: Problem, solution: Solution) -> Solution:
         if height < solution.height:
             name = solution.strategy.split("+")[0] + "+exact"
             return Solution.of(problem, offsets, name)
+    elif len(problem) <= DESCENT_MAX and not problem.has_control_flow and not problem.overwrites:
+        low = descent(problem, target)
+        if low is not None:
+            return Solution.of(problem, low, solution.strategy.split("+")[0] + "+descent")
     offsets, height = climb(problem, solution.offsets, target, polish_evaluations(problem))
     if height >= solution.height:
         return solution

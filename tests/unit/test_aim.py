@@ -72,3 +72,4 @@ def test_eligibility():
     assert aim.eligible(_instance())
     branches = Problem.of(Buffer(f"b{i}", 8, i, i + 2, 1, ((0, i % 2),)) for i in range(100))
     assert not aim.eligible(branches)
+

@@ -175,6 +175,8 @@ def test_best_polishes_small_problems_exactly_and_large_ones_by_climbing(monkeyp
     from memopt.planning.synthetic import packed
     from memopt.planning.strategies import EXACT_MAX
 
+    from memopt.planning import strategies
+
     monkeypatch.setattr(aim, "MAX_BUFFERS", 0)  # the polish alone, without CP-SAT's aim
 
     small, _ = packed(31)  # a challenging-suite-like instance: greedy is far above the bound
@@ -187,6 +189,11 @@ def test_best_polishes_small_problems_exactly_and_large_ones_by_climbing(monkeyp
     sol = make_strategy("best").plan(big)
     assert not sol.strategy.endswith("+exact")
     assert sol.height <= plain.height
+    if sol.strategy.endswith("+descent"):  # the descent at the bound, or else the climb
+        assert sol.height == lower_bound_inplace(big)
+    monkeypatch.setattr(strategies, "DESCENT_MAX", EXACT_MAX)
+    climbed = make_strategy("best").plan(big)
+    assert not climbed.strategy.endswith(("+exact", "+descent")) and climbed.height <= plain.height
 
 
 def test_polish_budget_follows_first_fit_work():

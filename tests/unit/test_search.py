@@ -174,3 +174,24 @@ def test_partitions_are_solved_and_cached_independently():
     r = ranks[0]
     a, b = _perturb(r, random.Random(1)), _perturb(r, random.Random(1))
     assert a == b and sorted(a) == list(range(len(r)))
+
+
+def test_the_descent_reaches_the_bound_of_a_real_training_trace():
+    """MindSpore's SOMAS dump of ResNet-50 training (idealloc's trace): every greedy member stays
+    above the bound; the branch and bound's descent reaches it."""
+    import pathlib
+
+    from memopt.planning import Solution, lower_bound, make_strategy, validate
+    from memopt.planning.csvio import read_problem
+    from memopt.planning.search import descent
+
+    path = pathlib.Path(__file__).resolve().parents[2] / "bench" / "data" / "idealloc" / "resnet50.csv"
+    problem, _ = read_problem(path.read_text(), str(path))
+    lb = lower_bound(problem)
+    offsets = descent(problem, lb)
+    assert offsets is not None
+    sol = make_strategy("large-first").plan(problem)
+    assert sol.height > lb
+    validate(problem, Solution.of(problem, offsets, "descent"))
+    assert max(o + b.size for o, b in zip(offsets, problem.buffers)) == lb
+    assert descent(problem, lb - 1) is None  # below the bound nothing fits
