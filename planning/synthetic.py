@@ -282,3 +282,305 @@ def training(n: int, seed: int = 0, alignment: int = 1) -> Problem:
         Buffer(f"t{i}", int(sizes[i]), int(starts[i]), int(ends[i]), alignment)
         for i in range(n)
     )
+
+
+class _Uniforms:
+    """Uniform draws from a numpy generator, handed out one at a time from blocks drawn at once
+    (a ``Generator`` call per scalar would make the trace generator the slow part)."""
+
+    def __init__(self, rng: np.random.Generator, block: int = 1 << 14) -> None:
+        self.rng, self.block = rng, block
+        self.buf, self.i = rng.random(block), 0
+
+    def u(self) -> float:
+        if self.i == self.block:
+            self.buf, self.i = self.rng.random(self.block), 0
+        self.i += 1
+        return float(self.buf[self.i - 1])
+
+    def int(self, lo: int, hi: int) -> int:
+        """An integer in ``[lo, hi)``."""
+        return lo + int(self.u() * (hi - lo))
+
+    def pick(self, seq):
+        return seq[int(self.u() * len(seq))]
+
+
+def _odd(x: int) -> int:
+    """``x`` without its factors of two."""
+    return x // (x & -x)
+
+
+def _cnn_model(d: _Uniforms) -> dict:
+    """A bottleneck CNN (ResNet-like) for :func:`training_like`. Stages halve the spatial side and
+    double the channels, so activations shrink 2x and weights grow 4x per stage; the batch is
+    set so that in the last stage the weight gradients are 50-100 % of the saved activations (as
+    ResNet-50 at batch 16: the backward of the deep stages frees little). Activation sizes carry
+    the square of the spatial side (7x7, 5x5, 11x11 ...), weights the 3x3 kernel's 9."""
+    c0 = d.pick((32, 64))
+    side = d.pick((56, 28, 35, 40, 44, 52))
+    stages = d.int(4, 6)
+    ratio = 0.5 + 0.5 * d.u()  # last stage: weight-gradient bytes / saved activation bytes per block
+    c_last, hw_last = c0 << (stages - 1), max(1, side * side >> (2 * (stages - 1)))
+    batch = max(1, round(17 * c_last / (22 * ratio * hw_last)))
+    share = np.array([1.0 + (0 < i < stages - 1) + d.u() for i in range(stages)])  # middle stages deeper
+    bounds = np.cumsum(share) / share.sum()
+
+    def block(x: float) -> list[dict]:
+        st = min(stages - 1, int(np.searchsorted(bounds, x, side="right")))
+        c, hw = c0 << st, max(1, side * side >> (2 * st))
+        a, ch = batch * c * hw * 4, c * 4
+        ops = []
+        for width, k in ((1, 1), (1, 9), (4, 1)):  # conv 1x1, conv 3x3, conv 1x1 (4x wider); BN; ReLU
+            ops += [dict(out=width * a, w=k * c * c * width * 4, ws=(width * a,)),
+                    dict(out=width * a, stats=(2, width * ch), tmp=(2, width * ch), g=(width * ch,) * 2, ws=(width * a,)),
+                    dict(out=width * a)]
+        ops[-1]["skip"] = True
+        return ops
+
+    a_last = batch * c_last * hw_last * 4
+    return dict(block=block, small=(4, 128, 256, 512, 1024, 2048, 4096, 8192), head=(a_last, 4 * a_last),
+                big=(batch * side * side * 192, batch * c0 * side * side * 16), embed=None, buckets=d.int(1, 4))
+
+
+def _transformer_model(d: _Uniforms) -> dict:
+    """A transformer encoder (BERT/GPT-like) for :func:`training_like`: layers alike, activations
+    ``b*s*h*4``, attention scores ``b*s*s*4`` (times a head-group factor), per-head tensors,
+    weights ``h*h*4`` times 1, 3 or 4, an embedding table ``vocab*h*4``. The hidden size and the
+    sequence length are drawn with different odd factors, and the batch so that the weight
+    gradients are 40-75 % of a layer's saved activations."""
+    hidden = d.pick((768, 1024, 1280, 1536, 1792, 2560))
+    seq = d.pick(tuple(s for s in (128, 320, 384, 448, 512, 576, 640, 1024) if _odd(s) != _odd(hidden)))
+    ratio = 0.4 + 0.35 * d.u()  # weight-gradient bytes / saved activation bytes per layer
+    batch = max(1, round(0.67 * hidden / ratio / seq))
+    a, row = batch * seq * hidden * 4, batch * seq * 4
+    att = batch * seq * seq * 4 * d.pick((1, 2, 4))
+    heads = d.pick((4, 8, 12, 16))
+
+    def block(x: float) -> list[dict]:
+        return [
+            dict(out=a, stats=(2, row), g=(hidden * 4,) * 2, ws=(a, 4 * a)),  # layer norm
+            dict(out=3 * a, w=3 * hidden * hidden * 4, ws=(att, 3 * a)),  # QKV
+            dict(out=a, heads=(heads, a // heads, row), ws=(att, att, att), held=att),  # scores, softmax
+            dict(out=a, heads=(heads, 4 * a // heads, 4 * row), ws=(att, att)),  # dropout, context
+            dict(out=a, w=hidden * hidden * 4, ws=(a, att)),  # output projection
+            dict(out=a, stats=(1, a // 4)),  # dropout
+            dict(out=a, stats=(2, row), skip=True, g=(hidden * 4,) * 2, ws=(4 * a,)),  # residual, layer norm
+            dict(out=4 * a, w=4 * hidden * hidden * 4, ws=(4 * a, att)),  # FFN up
+            dict(out=4 * a, ws=(4 * a,)),  # GELU
+            dict(out=a, w=4 * hidden * hidden * 4, ws=(4 * a, a)),  # FFN down
+            dict(out=a, stats=(1, a // 4), skip=True),  # dropout, residual
+        ]
+
+    vocab = d.pick((30522, 21128, 50257, 40000))
+    return dict(block=block, small=(1, 4, 32, 768, 1536, 3072, 6144), head=(a, 4 * a, att),
+                big=(a, 4 * a, att), embed=(vocab * hidden * 4, hidden * 4), buckets=d.int(0, 4))
+
+
+def _trace(d: _Uniforms, blocks: int, aux: int, m: dict) -> tuple[list[int], list[int], list[int]]:
+    """One training step of ``blocks`` blocks of model ``m`` with ``aux`` small tensors per op:
+    the sizes, starts and ends of its buffers (see :func:`training_like`)."""
+    S: list[int] = []
+    A: list[int] = []
+    E: list[int] = []
+
+    def new(size: int, start: int, end: int = -1) -> int:
+        S.append(max(1, int(size)))
+        A.append(start)
+        E.append(end)
+        return len(S) - 1
+
+    small = m["small"]
+    persistent = [new(d.pick(m["big"]) if d.u() < 0.3 else d.pick(small), 0) for _ in range(d.int(2, 17))]
+    near = [new(d.pick(small), d.int(1, 20)) for _ in range(d.int(2, 8))]
+    t, prev, saved_bytes = 1, m["big"][0], 0
+    ops = []  # (input size, op, its saved buffers as (scrambled, index), block)
+    for b in range(blocks):  # forward: one step per op
+        for op in m["block"]((b + 0.5) / blocks):
+            saved = []
+            if "heads" in op:  # per-head tensors, one head group per step
+                groups, big, sm = op["heads"]
+                for _ in range(groups):
+                    saved += [(True, new(sm, t)), (True, new(big, t))]
+                    t += 1
+            if d.u() < m["p_save"]:
+                saved.append((False, new(op["out"], t)))
+            else:
+                new(op["out"], t, t + d.int(2, 5))
+            count, size = op.get("stats", (0, 0))
+            saved += [(False, new(size, t)) for _ in range(count)]
+            count, size = op.get("tmp", (0, 0))
+            end = t + d.int(2, 5)
+            for _ in range(count):
+                new(size, t, end)
+            for size in op.get("ws", ()):
+                if d.u() < m["p_fws"]:
+                    new(size, t, t + d.int(1, m["fws_len"]))
+            t += 1
+            for _ in range(aux):  # small elementwise ops: masks, casts, scalars
+                if d.u() < 0.5:
+                    saved.append((False, new(d.pick(small), t)))
+                else:
+                    new(d.pick(small), t, t + d.int(1, 4))
+                if d.u() < 0.3:
+                    t += 1
+            saved_bytes += sum(S[i] for _, i in saved)
+            ops.append((prev, op, saved, b))
+            prev = op["out"]
+    for _ in range(d.int(3, 8)):  # the loss
+        new(d.pick(small), t, t + d.int(1, 4))
+        t += 1
+    for _ in range(d.int(12, 30)):  # the head and the loss's backward: large short-lived tensors
+        new(d.pick(m["head"]), t, t + d.int(2, 8))
+        if d.u() < 0.5:
+            new(d.pick(small), t, t + d.int(1, 4))
+        t += 1
+    tb = [0] * len(ops)  # each op's backward step
+    grads: list[int] = []  # weight gradients, held until a bucket flush or the optimizer
+    held: list[int] = []  # what the optimizer consumes
+    flush = sum(op.get("w", 0) for _, op, _, _ in ops) / m["buckets"] if m["buckets"] else float("inf")
+    acc, skip, dx, kept = 0.0, -1, -1, []
+    for k in range(len(ops) - 1, -1, -1):  # backward: several steps per op
+        insz, op, saved, b = ops[k]
+        tb[k] = t
+        if dx >= 0:
+            E[dx] = t + d.int(1, 3)
+        dx = new(insz, t)  # dX, consumed by the previous op's backward
+        if op.get("skip"):
+            if skip >= 0:
+                E[skip] = t + d.int(1, 3)
+            skip = new(op["out"], t)  # the residual branch's gradient, held across the block
+        if op.get("held"):
+            kept.append(new(op["held"], t))  # held until the next bucket flush or the end of the backward
+        t += 1
+        for size in op.get("ws", ()):
+            if d.u() < m["p_ws"]:
+                new(size, t, t + d.int(3, m["ws_len"]))
+                t += 1
+        if "heads" in op:  # per head group, the score gradients: short-lived and large
+            for _ in range(2 * op["heads"][0]):
+                new(d.pick(op["ws"]), t, t + d.int(3, 12))
+                t += 1
+        if op.get("g"):
+            grads += [new(size, t) for size in op["g"]]
+            t += 1
+        if op.get("w"):
+            grads.append(new(op["w"], t))
+            acc += op["w"]
+            new(d.pick(small), t + 1, t + d.int(2, 4))
+            t += 2
+        if acc >= flush and k > 0:  # bucket flush: the gradients move to the all-reduce's buffers
+            for i in kept:
+                E[i] = t + d.int(1, 3)
+            for g in grads:
+                E[g] = t + 1
+                held.append(new(S[g], t + 1))
+            kept, grads, acc = [], [], 0.0
+            t += 2
+        for _ in range(d.int(0, 3) + aux):
+            new(d.pick(small), t, t + d.int(1, 4))
+            if d.u() < 0.5:
+                t += 1
+    E[dx] = t + 1
+    for i in kept:
+        E[i] = t + d.int(1, 3)
+    if skip >= 0:
+        E[skip] = t + 1
+    first: dict[int, int] = {}
+    for k, (_, _, _, b) in enumerate(ops):
+        first.setdefault(b, k)
+    for k, (_, _, saved, b) in enumerate(ops):  # saved buffers die at or after their op's backward
+        for scrambled, i in saved:
+            if scrambled:  # per-head tensors: anywhere in the rest of their block's backward
+                E[i] = tb[k] + 1 + d.int(0, tb[first[b]] - tb[k] + m["late"])
+            elif d.u() < m["p_lifo"]:
+                E[i] = tb[k] + 1
+            else:
+                E[i] = tb[k] + 1 + d.int(0, m["late"])
+    if m["embed"]:  # the embedding table's gradient: a vocabulary's rows, at most 5 % of the saved bytes
+        full, row = m["embed"]
+        grads.append(new(max(row, min(full, saved_bytes // 20) // row * row), t))
+        t += 1
+    t = max([t] + [e + 1 for e in E])
+    held += grads
+    order = held[::-1] if d.u() < 0.5 else held
+    span = min(m["opt_len"], max(2, len(order) // (8 * max(1, m["opt_tmp"]))))
+    for g in order:  # the optimizer: each parameter's update holds a few buffers of its size
+        for _ in range(m["opt_tmp"]):
+            new(S[g], t, t + span + d.int(0, 3))
+        E[g] = t + 1
+        t += 1
+    end = t + span + 5
+    for i in persistent:
+        E[i] = end
+    for i in near:
+        E[i] = end - d.int(1, 60)
+    return S, A, E
+
+
+def training_like(n: int, seed: int = 0) -> Problem:
+    """``n`` buffers of one training step shaped like the traces a training compiler emits
+    (MindSpore's SOMAS dumps of ResNet-50 and TinyBERT training); deterministic per ``seed``,
+    30,000 buffers in well under a second.
+
+    Each seed draws a model — a bottleneck CNN or a transformer encoder (:func:`_cnn_model`,
+    :func:`_transformer_model`) — and schedules one step of it op by op:
+
+    * forward, one step per op: the op's output (usually saved for the backward, else a
+      temporary of 2-4 steps), BN/LN statistics saved in identical-interval pairs, dropout
+      masks, workspace temporaries, per-head attention tensors (one head per step);
+    * the head and the loss: a run of large short-lived tensors (2-7 steps, several alive at
+      once), so the peak sits inside churn rather than on a quiet stack;
+    * backward, several steps per op: a dX chain (each alive until the previous op's backward),
+      residual-branch gradients held across a block, large workspace and score-gradient
+      temporaries (3-29 steps), weight gradients held until a bucket flush (then moved to the
+      all-reduce's buffers, which the optimizer consumes) or until the optimizer; saved
+      buffers die at their op's backward or up to 10-40 steps later, per-head tensors anywhere
+      in the rest of their block's backward — frees are not last in, first out;
+    * the optimizer: each gradient in turn, with up to two buffers of its size alive over a
+      window;
+    * a few buffers for the whole step (inputs, labels, loss scale) or nearly so.
+
+    Sizes come from shapes, so there are few distinct ones (about 20), drawn from factor
+    families whose ratios are not powers of two: activations ``b*c*side*side*4`` (side 7x7,
+    5x5, 11x11 ... times a power of two) or ``b*s*h*4``, weights ``9*c*c*4`` or ``k*h*h*4``,
+    attention ``b*s*s*4``, with ``h`` and ``s`` of different odd factors. Larger ``n`` deepens
+    the model about as ``sqrt(n)`` and gives each op more small elementwise tensors (masks,
+    casts, scalars) for the rest: at 30,000 buffers most buffers are such small ones. The trace
+    is drawn with blocks to spare and ``n`` of its buffers are kept at random.
+
+    Why: :func:`training` is a nested stack, every size different, freed last in, first out,
+    and ``best`` reaches its lower bound on it; on the real traces it stays above. Three traits
+    of the real traces make the gap, and this models them. (1) The largest size classes peak
+    away from the global peak (bucket and optimizer gradients, the embedding gradient,
+    backward temporaries larger than the buffers they replace): a size-ordered first fit
+    reserves room for them that is free at the peak only for a while, and the smaller
+    buffers live at the peak, which live longer than that, cannot fill it. (2) Large buffers
+    that start just after the peak and live long (held gradients, residual gradients) are
+    placed early by a fill that prefers long lifetimes, in room the peak needs. (3) Frees out
+    of order, and backward requests larger than the holes they leave, make a best-fit
+    simulation grow blocks below buffers still alive from the peak. Sizes that tile (one unit
+    times powers of two) or frees last in, first out let the greedy plans close most of these
+    gaps. Not modelled: IOPDDL's graphs, whose few buffers of 10-40 % of the peak are a
+    different regime.
+    """
+    if n <= 0:
+        return Problem.of(())
+    rng = np.random.default_rng(seed)
+    d = _Uniforms(rng)
+    m = _cnn_model(d) if d.u() < 0.5 else _transformer_model(d)
+    m.update(p_save=0.8 + 0.15 * d.u(), p_lifo=0.2 + 0.4 * d.u(), late=d.int(10, 40),
+             p_fws=0.2 + 0.6 * d.u(), fws_len=d.int(3, 12), p_ws=0.5 + 0.5 * d.u(), ws_len=d.int(5, 30),
+             opt_tmp=d.int(0, 3), opt_len=d.int(2, 100))
+    probe = _Uniforms(np.random.default_rng(0), 1024)  # buffers per block, and per small tensor per op
+    per_block = len(_trace(probe, 8, 0, m)[0]) / 8
+    per_aux = len(_trace(probe, 8, 1, m)[0]) / 8 - per_block
+    blocks = max(1, round(min(n, 1000 * (n / 1000) ** 0.5) / per_block))
+    aux = max(0, round((n / blocks - per_block) / per_aux))
+    while True:
+        sizes, starts, ends = _trace(d, blocks, aux, m)
+        if len(sizes) >= n:
+            break
+        blocks += max(1, blocks // 10)
+    keep = np.sort(rng.choice(len(sizes), n, replace=False)).tolist()
+    return Problem.of(Buffer(f"t{i}", sizes[k], starts[k], ends[k]) for i, k in enumerate(keep))
