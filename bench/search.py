@@ -13,8 +13,9 @@ Prints, in one run:
   the same limit, its plans validated here;
 * with ``--generated-best K``: the default ``best`` alone on K fresh instances (no search), its
   mean over the capacity per family — the larger sample its mean needs;
-* with ``--default K`` (alone): the default on the suite, K fresh look-alikes and the idealloc
-  traces, beside the same default without its CP-SAT step (``planning/aim.py``).
+* with ``--default K`` (alone): the default on the suite, K fresh look-alikes, the idealloc
+  traces and generated training traces (``--traces`` per size of 5k, 10k, 30k buffers), beside
+  the same default without its CP-SAT step (``planning/aim.py``) and its descent.
 
 (the ``greedy``/``best`` columns are the portfolio ``best`` without a budget, for comparison;
 ``seconds`` is the search alone, which includes whatever part of the portfolio it runs itself)
@@ -196,6 +197,7 @@ def generated_best(k: int, seed: int, family: str = "suite") -> None:
 
 def _default_row(label: str, problem, known: int | None) -> tuple[float, float, float]:
     """One row of :func:`default_table`: (% over the reference, the same before, seconds)."""
+
     from memopt.planning import aim
 
     lb = lower_bound(problem)
@@ -204,11 +206,14 @@ def _default_row(label: str, problem, known: int | None) -> tuple[float, float, 
     sol = best.plan(problem)
     sec = time.perf_counter() - t0
     validate(problem, sol)
-    saved, aim.MAX_BUFFERS = aim.MAX_BUFFERS, 0
+    from memopt.planning import strategies
+
+    saved = aim.MAX_BUFFERS, strategies.DESCENT_MAX
+    aim.MAX_BUFFERS, strategies.DESCENT_MAX = 0, strategies.EXACT_MAX
     try:
         before = make_strategy("best").plan(problem).height
     finally:
-        aim.MAX_BUFFERS = saved
+        aim.MAX_BUFFERS, strategies.DESCENT_MAX = saved
     ref = min(x for x in (known, sol.height, before) if x is not None)
     over, over_before = 100 * (sol.height - ref) / ref, 100 * (before - ref) / ref
     print(f"{label:<22}{len(problem):>8}{lb:>15,}{sol.height:>15,}{over:>8.2f}{100 * (sol.height - lb) / lb:>9.3f}"
@@ -216,12 +221,14 @@ def _default_row(label: str, problem, known: int | None) -> tuple[float, float, 
     return over, over_before, sec
 
 
-def default_table(k: int, seed: int, bench_dir: str) -> None:
+def default_table(k: int, seed: int, bench_dir: str, traces: int = 2) -> None:
     """The default (``best``, no budget) on minimalloc's suite, ``k`` fresh look-alikes
-    (``synthetic.suite_like``, seeds ``seed``..), and the idealloc training traces: % over the
-    best known height (the suite's table; for a look-alike the capacity it was cut from, or a
-    lower plan found), % over the lower bound, the same default without its CP-SAT step
-    (``before``), seconds."""
+    (``synthetic.suite_like``, seeds ``seed``..), the idealloc training traces and ``traces``
+    generated training traces (``synthetic.training_like``, seeds ``seed``..) of 5k, 10k and 30k
+    buffers: % over the best known height (the suite's table; for a look-alike the capacity it
+    was cut from, or a lower plan found; for a trace its lower bound), % over the lower bound,
+    the same default without its CP-SAT step and its descent (``before``: the default as it was
+    before them), seconds."""
     print(f"{'input':<22}{'buffers':>8}{'LB':>15}{'height':>15}{'% best':>8}{'% LB':>9}{'before':>9}{'s':>7}  strategy (polish)")
     groups: dict[str, list[tuple[float, float, float]]] = {}
     for name, known in BEST_KNOWN.items():
@@ -238,6 +245,13 @@ def default_table(k: int, seed: int, bench_dir: str) -> None:
         problem, _ = read_problem(open(path).read(), path)
         lb = lower_bound(problem)
         groups.setdefault("idealloc traces (reference: LB)", []).append(_default_row(f[:22], problem, lb))
+    from memopt.planning.synthetic import training_like
+
+    for n in (5000, 10000, 30000):
+        for sd in range(seed, seed + traces):
+            problem = training_like(n, sd)
+            groups.setdefault("training_like traces (reference: LB)", []).append(
+                _default_row(f"training_like({n},{sd})", problem, lower_bound(problem)))
     for label, rows in groups.items():
         over, before, secs = zip(*rows)
         worse = sum(o > b for o, b in zip(over, before))
@@ -266,10 +280,12 @@ def main(argv=None) -> int:
                     help="generated instances searched in parallel (each search also runs CP-SAT in a second thread)")
     ap.add_argument("--default", type=int, default=None, metavar="K",
                     help="the default strategy alone, side by side with itself before its CP-SAT step, on the "
-                         "suite, K fresh look-alikes (from --seed) and the idealloc traces")
+                         "suite, K fresh look-alikes (from --seed), the idealloc traces and generated training "
+                         "traces of 5k-30k buffers (--traces per size, from --seed)")
+    ap.add_argument("--traces", type=int, default=2, help="with --default: generated training traces per size")
     args = ap.parse_args(argv)
     if args.default is not None:
-        default_table(args.default, args.seed, args.bench_dir)
+        default_table(args.default, args.seed, args.bench_dir, args.traces)
         return 0
     if args.generated_best:
         generated_best(args.generated_best, args.seed, args.family)
