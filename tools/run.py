@@ -196,7 +196,7 @@ def _run(argv: Sequence[str], state: dict) -> int:
                               dma_landing=args.dma_landing or "start", limits=limits)
             out = [format_result(ex.func.sym_name.data, k, t, data) for k, (t, data) in enumerate(zip(ex.types, ex.outputs))]
         if args.against is not None:
-            out.append(_compare_against(module, args, limits, shapes))
+            out.append(_compare_against(module, args, limits, shapes, state))
     except MemoptError as e:
         raise ToolError.at_op(e) from None
     write_output(None, "".join(line + "\n" for line in out))
@@ -224,14 +224,18 @@ def _results(module, name: str | None, seed: int, limits, shapes=None) -> tuple[
     return ex.func.sym_name.data, [(t, d.tobytes()) for t, d in zip(ex.types, ex.outputs)]
 
 
-def _compare_against(module, args, limits, shapes=None) -> str:
+def _compare_against(module, args, limits, shapes=None, state: dict | None = None) -> str:
     from memopt.diagnostics import MemoptError, read_source
 
+    # Errors in reading or parsing the original name the original, not the main input.
+    state = {} if state is None else state
+    main_file, state["file"] = state.get("file"), args.against
     try:
         text = read_source(args.against)
     except MemoptError as e:
         raise ToolError(e.message) from None
     original = parse_source(text, args.against)[1]
+    state["file"] = main_file
     name, mine = _results(module, args.func, args.seed, limits, shapes)
     _, theirs = _results(original, args.func, args.seed, limits, shapes)
     if len(mine) != len(theirs):
