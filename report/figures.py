@@ -5,7 +5,9 @@ Each picture is built in two steps so tests can check what is drawn without pars
 a pure function computes the shapes (:func:`layout_rects`, :func:`timeline_bars`) from the
 report model, and a ``draw_*`` function hands them to matplotlib. Every arena tensor is one
 ``Rectangle`` patch whose SVG group id is ``t<k>`` (``k`` its index in the plan), so the HTML
-page can attach the tensor's details to it for hover, and a test can find it in the SVG.
+page can attach the tensor's details to it for hover, and a test can find it in the SVG — up to
+:data:`MAX_DRAWN_BOXES` tensors; past that, the largest boxes are drawn so and the others are
+aggregated into one raster layer, announced in the picture.
 
 Output is deterministic (fixed SVG hash salt, no dates in metadata): same plan, same bytes.
 """
@@ -31,6 +33,19 @@ COLOURS = {
 BRANCH_HATCH = ("//", "\\\\", "xx", "..", "oo")
 MAX_TIMELINE_REGIONS = 12
 
+MAX_DRAWN_BOXES = 2000
+"""Most tensors a layout picture draws one by one (a ``Rectangle`` with its own SVG id, hover
+and label); a plan with more draws its :data:`MAX_DRAWN_BOXES` largest boxes (bytes × steps)
+so, and all the others as one rasterised layer (:func:`_add_aggregate`), and says so in a line
+above the picture (the HTML page lists the drawn ones and says how many more were aggregated).
+
+Why: the layout panel is about 660 × 450 pixels (11-inch figure, 90 dpi PNG; the SVG is the
+same size in points), so past a few thousand boxes the average box is a few pixels and most
+are thinner than one: nothing can be hovered or read in them. Each ``Rectangle`` costs about a
+millisecond and an SVG element, so a 200,000-row CSV took minutes and gigabytes to draw what
+one raster layer (one image in an SVG, its size bounded by the pixel count) shows as well.
+Plans at or below the limit draw exactly as they always did (same bytes)."""
+
 
 @dataclass(frozen=True)
 class Rect:
@@ -49,15 +64,18 @@ class Rect:
 def layout_rects(fv: FunctionView, view: PlanView | None = None, prefix: str = "") -> list[Rect]:
     """One :class:`Rect` per tensor of ``fv`` (ids ``<prefix>t<k>``, views included, drawn
     unfilled), then one per staging buffer over the whole run (ids ``<prefix>s<k>``)."""
-    out = []
-    for k, t in enumerate(fv.tensors):
-        hatch = BRANCH_HATCH[t.path[-1][1] % len(BRANCH_HATCH)] if t.path else ""
-        out.append(Rect(t.start, t.offset, t.end - t.start, t.size, t.kind, t.name, f"{prefix}t{k}", hatch))
+    out = [_tensor_rect(fv, k, prefix) for k in range(len(fv.tensors))]
     if view is not None:
         steps = max(fv.steps, 1)
         for k, s in enumerate(view.staging):
             out.append(Rect(0, s.offset, steps, s.size, "staging", s.name, f"{prefix}s{k}", ""))
     return out
+
+
+def _tensor_rect(fv: FunctionView, k: int, prefix: str) -> Rect:
+    t = fv.tensors[k]
+    hatch = BRANCH_HATCH[t.path[-1][1] % len(BRANCH_HATCH)] if t.path else ""
+    return Rect(t.start, t.offset, t.end - t.start, t.size, t.kind, t.name, f"{prefix}t{k}", hatch)
 
 
 @dataclass(frozen=True)
@@ -123,6 +141,53 @@ def _add_rects(ax, rects: list[Rect]) -> None:
 MAX_LABELS = 60
 
 
+def drawn_tensors(fv: FunctionView) -> list[int]:
+    """Indices of the tensors of ``fv`` drawn one by one (own SVG id ``t<k>``, hover, table row),
+    in plan order: all of them, or past :data:`MAX_DRAWN_BOXES` the largest boxes (bytes ×
+    steps; ties by index); the others are aggregated (:func:`_add_aggregate`)."""
+    n = len(fv.tensors)
+    if n <= MAX_DRAWN_BOXES:
+        return list(range(n))
+    import numpy as np
+
+    area = np.fromiter(((t.end - t.start) * t.size for t in fv.tensors), dtype=np.float64, count=n)
+    order = np.lexsort((np.arange(n), -area))[:MAX_DRAWN_BOXES]
+    return sorted(int(k) for k in order)
+
+
+def _add_aggregate(ax, fv: FunctionView, drawn: list[int]) -> int:
+    """The tensors of ``fv`` not in ``drawn``, aggregated: one rasterised compound path per kind
+    (built from arrays: no per-box objects, one image in an SVG however many boxes), filled by
+    kind with edges in the fill colour (a sub-pixel box stays its colour, not a dark outline),
+    views as red outlines; no hatches, ids or labels (nothing to hover at that size). Returns
+    how many tensors it drew."""
+    import numpy as np
+    from matplotlib.patches import PathPatch
+    from matplotlib.path import Path
+
+    n = len(fv.tensors)
+    mask = np.ones(n, dtype=bool)
+    mask[drawn] = False
+    idx = np.flatnonzero(mask)
+    ts = fv.tensors
+    by_kind: dict[str, list[int]] = {}
+    for k in idx.tolist():
+        by_kind.setdefault(ts[k].kind, []).append(k)
+    quad = np.array([Path.MOVETO, Path.LINETO, Path.LINETO, Path.LINETO, Path.CLOSEPOLY], dtype=Path.code_type)
+    for kind in (k for k in KINDS + tuple(COLOURS) if k in by_kind):
+        ks = by_kind.pop(kind)
+        x0, y0, x1, y1 = np.array([(ts[k].start, ts[k].offset, ts[k].end, ts[k].top) for k in ks], dtype=np.float64).T
+        verts = np.stack([np.stack(c, 1) for c in ((x0, y0), (x1, y0), (x1, y1), (x0, y1), (x0, y0))], 1)
+        filled = COLOURS[kind] != "none"
+        p = PathPatch(Path(verts.reshape(-1, 2), np.tile(quad, len(ks))), facecolor=COLOURS[kind] if filled else "none",
+                      edgecolor=COLOURS[kind] if filled else "#d62728", linewidth=0.3)
+        p.set_rasterized(True)
+        p.set_gid(f"aggregated-{kind}")
+        p.set_in_layout(False)
+        ax.add_artist(p)
+    return len(idx)
+
+
 def _label_rects(ax, fig, rects: list[Rect]) -> None:
     """Names inside the largest boxes that can hold them, never over a box already labelled (a
     box written in place or a view overlaps its source)."""
@@ -157,8 +222,16 @@ def draw_layout(ax, fig, fv: FunctionView, view: PlanView | None = None, prefix:
     overlapping hatches); lines for the arena size, the bounds and the capacity."""
     from matplotlib.patches import Patch
 
-    rects = [r for r in layout_rects(fv, view, prefix) if r.kind != "staging"]
-    top = max([fv.arena_size, fv.lower_bound, *(r.y + r.h for r in rects), 1])
+    many = len(fv.tensors) > MAX_DRAWN_BOXES
+    if many:  # only the drawn boxes become Rects; the rest go to the aggregate as arrays
+        drawn = drawn_tensors(fv)
+        rects = [_tensor_rect(fv, k, prefix) for k in drawn]
+        top = max(fv.arena_size, fv.lower_bound, max(t.top for t in fv.tensors), 1)
+        kinds = {t.kind for t in fv.tensors}
+    else:
+        rects = [r for r in layout_rects(fv, view, prefix) if r.kind != "staging"]
+        top = max([fv.arena_size, fv.lower_bound, *(r.y + r.h for r in rects), 1])
+        kinds = {r.kind for r in rects}
     capacity = view.capacity if view is not None else None
     if capacity is not None and capacity <= 2 * top:
         top = max(top, capacity)
@@ -170,15 +243,23 @@ def draw_layout(ax, fig, fv: FunctionView, view: PlanView | None = None, prefix:
         name = ("then", "else")[b.branch] if b.branch < 2 else str(b.branch)
         ax.text(b.start, 0.005 + 0.03 * (b.branch % 2) + 0.06 * (len(b.path) % 3), f"if{b.if_id}.{name}",
                 fontsize=6, va="bottom", clip_on=True, transform=ax.get_xaxis_transform())
-    _add_rects(ax, rects)
-    _label_rects(ax, fig, rects)
+    if many:
+        rest = _add_aggregate(ax, fv, drawn)
+        _add_rects(ax, rects)
+        _label_rects(ax, fig, rects)
+        note = (f"{len(fv.tensors)} tensors: the {len(rects)} largest (bytes × steps) drawn one by one; {rest} more "
+                "tensors aggregated into one raster layer (no hover or labels; the text report lists every tensor)")
+        fig.text(0.5, 1 - 0.03 / fig.get_figheight(), note, fontsize=7, color="#d62728", ha="center", va="top")
+    else:
+        _add_rects(ax, rects)
+        _label_rects(ax, fig, rects)
     lines = [("arena", fv.arena_size, "#d62728"), ("LB", fv.lower_bound, "#2ca02c")]
     if fv.lower_bound_inplace is not None and fv.lower_bound_inplace != fv.lower_bound:
         lines.append(("LB in-place", fv.lower_bound_inplace, "#17becf"))
     if capacity is not None and capacity <= top * 1.04:
         lines.append(("capacity", capacity, "#9467bd"))
     _hlines(ax, steps, lines)
-    used = [k for k in KINDS if any(r.kind == k for r in rects)]
+    used = [k for k in KINDS if k in kinds]
     handles = [Patch(facecolor=COLOURS[k] if COLOURS[k] != "none" else "white",
                      edgecolor="#d62728" if k == "view" else "#333333", label=k) for k in used]
     if handles:
@@ -292,4 +373,4 @@ def render(view: PlanView, fv: FunctionView, fmt: str, series: tuple = (), prefi
         plt.close(fig)
 
 
-__all__ = ["Bar", "Rect", "draw_layout", "draw_live", "draw_staging", "draw_timeline", "has_dma", "layout_rects", "render", "timeline_bars"]
+__all__ = ["MAX_DRAWN_BOXES", "Bar", "Rect", "draw_layout", "drawn_tensors", "draw_live", "draw_staging", "draw_timeline", "has_dma", "layout_rects", "render", "timeline_bars"]

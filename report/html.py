@@ -8,7 +8,7 @@ from __future__ import annotations
 import html
 import json
 
-from .figures import render
+from .figures import drawn_tensors, render
 from .model import PlanView
 from .summary import summary_text
 
@@ -62,13 +62,19 @@ def html_page(view: PlanView, series_of=lambda fv: ()) -> str:
         parts.append(f"<h2>@{html.escape(fv.name)}</h2>")
         parts.append(_svg_body(render(view, fv, "svg", series_of(fv), prefix)))
         parts.append("<table><tr><th>tensor</th><th>size</th><th>lifetime</th><th>offset</th><th>kind</th><th>detail</th></tr>")
-        for k, t in enumerate(fv.tensors):
+        drawn = drawn_tensors(fv)
+        for k in drawn:
+            t = fv.tensors[k]
             info[f"{prefix}t{k}"] = f"{t.name}\n{t.size} B at offset {t.offset}\nsteps [{t.start}, {t.end})\n{t.kind}" + (
                 f"\n{t.detail}" if t.detail else "")
             parts.append(
                 f"<tr><td>{html.escape(t.name)}</td><td>{t.size}</td><td>[{t.start}, {t.end})</td>"
                 f"<td>{t.offset}</td><td>{t.kind}</td><td>{html.escape(t.detail)}</td></tr>"
             )
+        if len(drawn) < len(fv.tensors):  # a large plan: its largest boxes, the rest aggregated
+            more = len(fv.tensors) - len(drawn)
+            parts.append(f"<tr><td colspan='6'>… {more} more tensors aggregated (only the {len(drawn)} largest, by "
+                         "bytes × steps, are listed and drawn one by one; the text report lists every tensor)</td></tr>")
         parts.append("</table>")
         for k, s in enumerate(fv.staging or view.staging):
             info[f"{prefix}s{k}"] = f"{s.name}\nDMA staging buffer, {s.size} B at on-chip offset {s.offset}"

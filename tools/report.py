@@ -13,7 +13,9 @@ space's arena; the DMA timeline from their ``memref.dma_start``/``dma_wait`` ops
 sound (overlap, a tensor past the arena, an arena below its lower bound, recorded sizes or
 bounds the tensors contradict) is a located error, exit 1, never a picture. The format follows ``-o``'s extension
 (``.txt``, ``.html``, ``.svg``, ``.png``; stdout is text). A picture shows one function: ``--func``,
-else ``@main``, else the first planned function. Pictures need matplotlib (``pip install
+else ``@main``, else the first planned function. A plan of more tensors than a picture can show
+(``memopt.report.figures.MAX_DRAWN_BOXES``) draws and lists its largest ones one by one and the
+rest as one aggregated layer, and says so in the picture and the page. Pictures need matplotlib (``pip install
 'memopt[report]'``; the test extra includes it).
 """
 
