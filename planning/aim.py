@@ -78,9 +78,7 @@ class Aim:
         """True when CP-SAT proved that nothing fits under ``height``."""
         self._offsets: list[int] | None = None
         self._error: BaseException | None = None
-        self._stop = threading.Event()
-        self._solver = None
-        self._lock = threading.Lock()
+        self._handle = cpsat.SolverHandle()
         self._thread = threading.Thread(target=self._run, daemon=True, name="memopt-aim")
         self._thread.start()
 
@@ -93,17 +91,7 @@ class Aim:
 
     def stop(self) -> None:
         """Abandon the attempts (the portfolio reached the bound by itself)."""
-        self._stop.set()
-        while self._thread.is_alive():
-            with self._lock:
-                if self._solver is not None:
-                    self._solver.StopSearch()
-            self._thread.join(0.01)
-
-    def _attach(self, solver):
-        with self._lock:
-            self._solver = solver
-        return self._stop
+        self._handle.stop(self._thread)
 
     def _run(self) -> None:
         try:
@@ -117,11 +105,11 @@ class Aim:
             cols = _columns(view)
             for order in cpsat.sweep_orders(*cols[:3], self.height):
                 left = deadline - time.perf_counter()
-                if spent + len(view) > WORK or self.attempts >= ATTEMPTS or left <= 0 or self._stop.is_set():
+                if spent + len(view) > WORK or self.attempts >= ATTEMPTS or left <= 0 or self._handle.event.is_set():
                     return
                 spent += len(view)
                 self.attempts += 1
-                res = cpsat.fit(*cols, self.height, ATTEMPT, left, on_solver=self._attach,
+                res = cpsat.fit(*cols, self.height, ATTEMPT, left, on_solver=self._handle.attach,
                                 orders=[order], conflicts=CONFLICTS, automatic=False)
                 if res.status == cpsat.FIT:
                     offs = list(res.offsets)

@@ -241,6 +241,33 @@ def jittered(order: Sequence[int], rng: random.Random, sigma: float = JITTER) ->
     return sorted(order, key=key.__getitem__)
 
 
+class SolverHandle:
+    """The CP-SAT solver a background thread is running, so that another thread can stop it:
+    the thread passes :meth:`attach` to :func:`fit` as ``on_solver``; :meth:`stop` ends the
+    search at once and waits for the thread. ``event`` is set once stopped."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.event = threading.Event()
+        self._lock = threading.Lock()
+        self._solver = None
+
+    def attach(self, solver):
+        with self._lock:
+            self._solver = solver
+        return self.event
+
+    def stop(self, thread) -> None:
+        self.event.set()
+        # A stop that lands before the solver has started its search is lost: repeat it.
+        while thread.is_alive():
+            with self._lock:
+                if self._solver is not None:
+                    self._solver.StopSearch()
+            thread.join(0.01)
+
+
 class Stream:
     """A sequence of :func:`fit` runs on one model, one after another in a background thread
     next to the caller's own search (CP-SAT releases the GIL, so on two cores both run at full
@@ -265,10 +292,8 @@ class Stream:
         self._neighbours = neighbours
         self._orders = orders
         self._deadline = time.perf_counter() + seconds
-        self._stop = threading.Event()
-        self._lock = threading.Lock()
-        self._done = threading.Condition(self._lock)
-        self._solver = None
+        self._handle = SolverHandle()
+        self._done = threading.Condition()
         self._results: list[Fit] = []
         self._ended = False
         self._error: BaseException | None = None
@@ -276,21 +301,16 @@ class Stream:
                                         name="memopt-cpsat")
         self._thread.start()
 
-    def _attach(self, solver):
-        with self._lock:
-            self._solver = solver
-        return self._stop
-
     def _run(self, runs) -> None:
         try:
             for det, seed in runs:
                 left = self._deadline - time.perf_counter()
-                if self._stop.is_set() or left <= 0:
+                if self._handle.event.is_set() or left <= 0:
                     break
                 # Each run: the sweeps as given, then a jittered copy of each, fresh per seed.
                 rng = random.Random(seed)
                 orders = [*self._orders, *(jittered(o, rng) for o in self._orders)]
-                res = fit(*self._args, det, left, self._neighbours, on_solver=self._attach, seed=seed,
+                res = fit(*self._args, det, left, self._neighbours, on_solver=self._handle.attach, seed=seed,
                           orders=orders)
                 with self._done:
                     self._results.append(res)
@@ -314,10 +334,4 @@ class Stream:
 
     def stop(self) -> None:
         """End the stream now (its remaining runs are not needed)."""
-        self._stop.set()
-        # A stop that lands before the solver has started its search is lost: repeat it.
-        while self._thread.is_alive():
-            with self._lock:
-                if self._solver is not None:
-                    self._solver.StopSearch()
-            self._thread.join(0.01)
+        self._handle.stop(self._thread)
