@@ -27,7 +27,7 @@ from typing import Sequence
 
 from . import cpsat
 from .problem import Problem
-from .stacking import Stacking, stack
+from .stacking import stack, stacked_first
 
 CONFLICTS = 60
 """Conflicts (backtracks) one attempt may spend: the fits seen on minimalloc's suite and its
@@ -101,7 +101,7 @@ class Aim:
 
     def _attempt(self) -> None:
         spent, deadline = 0, time.perf_counter() + SAFETY_SECONDS
-        for view, stacking in _views(self.problem):
+        for view, stacking in stacked_first(self.problem, stack(self.problem)):
             cols = _columns(view)
             for order in cpsat.sweep_orders(*cols[:3], self.height):
                 left = deadline - time.perf_counter()
@@ -120,12 +120,6 @@ class Aim:
                         self.infeasible = True
                         return
                     break  # no block packing fits: on to the buffers themselves
-
-
-def _views(problem: Problem) -> list[tuple[Problem, Stacking | None]]:
-    """The stacked view first (when it merges anything), then the buffers themselves."""
-    stacked = stack(problem)
-    return ([(stacked.problem, stacked)] if stacked is not None else []) + [(problem, None)]
 
 
 def _columns(problem: Problem) -> tuple[Sequence[int], Sequence[int], Sequence[int], Sequence[int]]:

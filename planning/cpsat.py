@@ -93,7 +93,7 @@ def fit(sizes: Sequence[int], starts: Sequence[int], ends: Sequence[int], aligns
         cap: int, det_limit: float, seconds: float,
         neighbours: Sequence[Sequence[int]] | None = None, on_solver=None, seed: int = 0,
         orders: Sequence[Sequence[int]] = (), conflicts: int | None = None,
-        automatic: bool = True, presolve: bool = True) -> Fit:
+        automatic: bool = True) -> Fit:
     """Decide whether the buffers (half-open lifetimes ``[start, end)``) fit under ``cap``.
 
     ``neighbours`` (index lists) replaces the time-overlap test when buffers in exclusive
@@ -156,7 +156,6 @@ def fit(sizes: Sequence[int], starts: Sequence[int], ends: Sequence[int], aligns
         solver.parameters.max_time_in_seconds = max(seconds, 1e-3)
         if conflicts is not None:
             solver.parameters.max_number_of_conflicts = conflicts
-        solver.parameters.cp_model_presolve = presolve
         stopped = on_solver(solver) if on_solver is not None else None
         if stopped is not None and stopped.is_set():
             return Fit(UNKNOWN, None, work)  # lets another thread stop the search

@@ -127,7 +127,7 @@ from . import cpsat
 from .bounds import lower_bound
 from .firstfit import first_fit
 from .problem import Problem, Solution, exclusive
-from .stacking import Stacking, stack
+from .stacking import Stacking, stack, stacked_first
 from .strategies import EXACT_MAX, EXACT_NODES, Strategy, _REGISTRY, register_strategy
 from .validate import find_conflicts
 
@@ -703,9 +703,7 @@ def descent(problem: Problem, cap: int) -> list[int] | None:
     lowest first, steered by the section floors — reaches the bound without backtracking. Its
     structure holds every pair of buffers live together, so ``best`` runs it only up to
     :data:`memopt.planning.strategies.DESCENT_MAX` buffers. Counted work only."""
-    stacked = _stacked_view(problem)
-    views = ([(stacked.problem, stacked)] if stacked is not None else []) + [(problem, None)]
-    for view, stacking in views:
+    for view, stacking in stacked_first(problem, _stacked_view(problem)):
         st = _Structure(view)
         if st.m == 0:
             return [0] * len(problem)

@@ -71,3 +71,9 @@ def stack(problem: Problem) -> Stacking | None:
         members.append(tuple(group))
         inner.append(tuple(offs))
     return Stacking(Problem.of(blocks), tuple(members), tuple(inner))
+
+
+def stacked_first(problem: Problem, stacked: Stacking | None) -> list[tuple[Problem, Stacking | None]]:
+    """The views an exact method tries in turn: ``stacked`` (a stacked view of ``problem``, when
+    there is one), then the buffers themselves (``None``: nothing to expand)."""
+    return ([(stacked.problem, stacked)] if stacked is not None else []) + [(problem, None)]

@@ -243,16 +243,13 @@ def draw_layout(ax, fig, fv: FunctionView, view: PlanView | None = None, prefix:
         name = ("then", "else")[b.branch] if b.branch < 2 else str(b.branch)
         ax.text(b.start, 0.005 + 0.03 * (b.branch % 2) + 0.06 * (len(b.path) % 3), f"if{b.if_id}.{name}",
                 fontsize=6, va="bottom", clip_on=True, transform=ax.get_xaxis_transform())
-    if many:
+    if many:  # the aggregate first, so the boxes drawn one by one lie on top of it
         rest = _add_aggregate(ax, fv, drawn)
-        _add_rects(ax, rects)
-        _label_rects(ax, fig, rects)
         note = (f"{len(fv.tensors)} tensors: the {len(rects)} largest (bytes × steps) drawn one by one; {rest} more "
                 "tensors aggregated into one raster layer (no hover or labels; the text report lists every tensor)")
         fig.text(0.5, 1 - 0.03 / fig.get_figheight(), note, fontsize=7, color="#d62728", ha="center", va="top")
-    else:
-        _add_rects(ax, rects)
-        _label_rects(ax, fig, rects)
+    _add_rects(ax, rects)
+    _label_rects(ax, fig, rects)
     lines = [("arena", fv.arena_size, "#d62728"), ("LB", fv.lower_bound, "#2ca02c")]
     if fv.lower_bound_inplace is not None and fv.lower_bound_inplace != fv.lower_bound:
         lines.append(("LB in-place", fv.lower_bound_inplace, "#17becf"))

@@ -15,6 +15,7 @@ range ``[offset, offset + size)`` of the arena.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -128,6 +129,12 @@ class FunctionView:
     def steps(self) -> int:
         return max((t.end for t in self.tensors), default=0)
 
+    @cached_property
+    def _live_curve(self) -> tuple[np.ndarray, np.ndarray]:
+        """:func:`live_curve`, computed once per view: a report asks for it up to three times
+        (summary, picture, peak), and on a plan of 200,000 tensors each costs a second."""
+        return _compute_live_curve(self)
+
 
 @dataclass(frozen=True)
 class PlanView:
@@ -167,24 +174,18 @@ def live_curve(fv: FunctionView) -> tuple[np.ndarray, np.ndarray]:
     execution path (each ``if`` counts its heaviest branch, so without in-place pairs the maximum
     is ``LB_nest``); a tensor written in place over another shares its bytes, so a pair counts
     once where both are live (the in-place bound's curve)."""
-    got = _CURVE.get(id(fv))
-    if got is not None and got[0] is fv:  # the same (immutable) view: the same curve
-        return got[1].copy(), got[2].copy()
+    steps, live = fv._live_curve
+    return steps.copy(), live.copy()
+
+
+def _compute_live_curve(fv: FunctionView) -> tuple[np.ndarray, np.ndarray]:
     n = fv.steps
     steps = np.arange(n, dtype=np.int64)
     if not fv.arena_tensors:
         return steps, np.zeros(n, np.int64)
     times, live = inplace_live_profile(_problem(fv))
     idx = np.searchsorted(times, steps, side="right") - 1
-    out = np.where(idx >= 0, live[np.clip(idx, 0, None)], 0).astype(np.int64)
-    _CURVE.clear()  # one entry: the figure, the peak and the summary of one view ask in turn
-    _CURVE[id(fv)] = (fv, steps, out)
-    return steps.copy(), out.copy()
-
-
-_CURVE: dict[int, tuple[FunctionView, np.ndarray, np.ndarray]] = {}
-"""The last view's live curve (keyed by ``id`` and checked by identity): a report asks for it
-up to three times (summary, picture, peak), and on a plan of 200,000 tensors each costs a second."""
+    return steps, np.where(idx >= 0, live[np.clip(idx, 0, None)], 0).astype(np.int64)
 
 
 def pool_series(fv: FunctionView, allocator: str) -> tuple[str, list[int], list[int]]:

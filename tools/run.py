@@ -224,11 +224,10 @@ def _results(module, name: str | None, seed: int, limits, shapes=None) -> tuple[
     return ex.func.sym_name.data, [(t, d.tobytes()) for t, d in zip(ex.types, ex.outputs)]
 
 
-def _compare_against(module, args, limits, shapes=None, state: dict | None = None) -> str:
+def _compare_against(module, args, limits, shapes, state: dict) -> str:
     from memopt.diagnostics import MemoptError, read_source
 
     # Errors in reading or parsing the original name the original, not the main input.
-    state = {} if state is None else state
     main_file, state["file"] = state.get("file"), args.against
     try:
         text = read_source(args.against)

@@ -4,6 +4,7 @@ import pytest
 
 from memopt.planning import Buffer, Problem, lower_bound, make_strategy, validate
 from memopt.planning import aim, cpsat
+from memopt.planning.stacking import stack, stacked_first
 from memopt.planning.synthetic import suite_like
 
 pytestmark = pytest.mark.skipif(not cpsat.available(), reason="OR-Tools not installed")
@@ -62,7 +63,7 @@ def test_work_is_counted_not_timed(monkeypatch):
     monkeypatch.setattr(aim, "WORK", len(problem) - 1)  # less than one attempt on the buffers
     none = aim.Aim(Problem.of(problem.buffers), lower_bound(problem) - 1)
     none.offsets()
-    views = aim._views(problem)
+    views = stacked_first(problem, stack(problem))
     assert none.attempts == (len(views) > 1 and len(views[0][0]) <= len(problem) - 1)
 
 
