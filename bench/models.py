@@ -75,6 +75,7 @@ INPUT_SHAPES = {
 }
 INPUT_SHAPES_BY_MODEL = {
     "melspectrogram.onnx": {"input": (1, 1280)},  # 80 ms of 16 kHz audio
+    "melspectrogram.tflite": {"serving_default_input:0": (1, 1280)},
 }
 
 
@@ -115,7 +116,9 @@ def fetch(cache: pathlib.Path) -> list[pathlib.Path]:
 
 
 def input_shapes_for(path: pathlib.Path) -> dict[str, tuple[int, ...]]:
-    """The table's shapes for the graph inputs of an ONNX model that need one."""
+    """The table's shapes for the graph inputs of a model that need one."""
+    if path.suffix == ".tflite":
+        return _tflite_input_shapes(path)
     if path.suffix != ".onnx":
         return {}
     import onnx
@@ -131,6 +134,23 @@ def input_shapes_for(path: pathlib.Path) -> dict[str, tuple[int, ...]]:
         dims = vi.type.tensor_type.shape.dim
         if any(not d.HasField("dim_value") for d in dims):
             shapes[vi.name] = table[vi.name]
+    return shapes
+
+
+def _tflite_input_shapes(path: pathlib.Path) -> dict[str, tuple[int, ...]]:
+    """Every dynamic input of a TFLite model (-1 in its shape signature): the table's shape,
+    else the file's placeholder shape (batch 1, as the converter wrote it)."""
+    import tflite
+
+    model = tflite.Model.GetRootAsModel(path.read_bytes(), 0)
+    g = model.Subgraphs(0)
+    table = INPUT_SHAPES_BY_MODEL.get(path.name, {})
+    shapes = {}
+    for i in g.InputsAsNumpy():
+        t = g.Tensors(int(i))
+        if t.ShapeSignatureLength() and (t.ShapeSignatureAsNumpy() < 0).any():
+            name = t.Name().decode()
+            shapes[name] = table.get(name, tuple(int(d) for d in t.ShapeAsNumpy()))
     return shapes
 
 

@@ -62,7 +62,8 @@ def import_model(
     ``memopt.if`` rather than inlining its taken branch (see
     :func:`memopt.importers.onnx_import.import_onnx`); TFLite has no such folding, so the
     option changes nothing there. ``dims`` (ONNX) fixes symbolic dimensions by name everywhere
-    they appear in the graph inputs (``{"batch": 1}``); TFLite shapes are static.
+    they appear in the graph inputs (``{"batch": 1}``); TFLite dimensions have no names
+    (``input_shapes`` sizes its dynamic inputs).
     ``trip_counts`` (ONNX) gives the trip count of a ``Loop`` whose count is a run-time value, by
     node name or first output (required when the Loop has scan outputs)."""
     fmt = format or detect_format(path)
@@ -75,7 +76,8 @@ def import_model(
         from .tflite_import import import_tflite
 
         if dims:
-            raise ModelImportError("--dim does not apply: TFLite models have static shapes")
+            raise ModelImportError("--dim does not apply to TFLite models: their dynamic dimensions have no "
+                                   "names; give each dynamic input its shape with --input-shape NAME=DIMS")
         module, b = import_tflite(path, input_shapes)
     else:
         raise ModelImportError(f"unknown model format '{fmt}' (expected one of: {', '.join(FORMATS)})")

@@ -6,8 +6,11 @@ emission then walks subgraph 0 in its execution order (TFLite's operator order).
 
 Mapping (names and symbols as in :mod:`memopt.importers.common`):
 
-* tensors backed by a non-empty buffer → ``memopt.global`` (off-chip); TFLite files carry
-  static shapes, so ``--input-shape`` may only restate them;
+* tensors backed by a non-empty buffer → ``memopt.global`` (off-chip);
+* dynamic dimensions (``-1`` in a tensor's ``shape_signature``; the file's shape holds a
+  placeholder there): every dynamic graph input needs ``--input-shape``, refused all at once
+  otherwise; the sizes it gives every tensor come from TFLite's runtime
+  (:mod:`memopt.importers.tflite_shapes`). A static input's ``--input-shape`` may only restate it;
 * ``RESHAPE``/``SQUEEZE``/``EXPAND_DIMS`` → ``memopt.view``; elementwise ops and activations →
   ``inplace`` hint; ``DEQUANTIZE``/``DENSIFY`` of weights stay ops that write the arena (that is
   what TFLite and TFLite Micro do at run time);
@@ -34,6 +37,7 @@ from xdsl.dialects.builtin import UnitAttr
 
 from .common import Key, ModelImportError, ModuleBuilder, format_shape, num_elements, read_model_file
 from .costs import conv_macs, elementwise, matmul_macs
+from .tflite_shapes import runtime_shapes
 
 VIEW_OPS = frozenset({"RESHAPE", "SQUEEZE", "EXPAND_DIMS"})
 INPLACE_OPS = frozenset({
@@ -61,6 +65,11 @@ class _Tensor:
     dtype: int
     constant: bool
     variable: bool
+    signature: tuple[int, ...] = ()  # the shape with -1 for each dynamic dimension (or empty)
+
+    @property
+    def dynamic(self) -> bool:
+        return any(d < 0 for d in self.signature)
 
 
 @dataclass
@@ -80,9 +89,8 @@ class _Subgraph:
     ops: list[_Op]
 
 
-def _read(path: str) -> list[_Subgraph]:
+def _read(data: bytes) -> list[_Subgraph]:
     """The model's subgraphs as plain records (raises ModelImportError on any corruption)."""
-    data = read_model_file(path)
     if len(data) < 8 or data[4:8] != b"TFL3":
         raise ModelImportError("not a TFLite model (no TFL3 flatbuffer identifier)")
     try:
@@ -150,10 +158,12 @@ def _parse(data: bytes) -> list[_Subgraph]:
             t = g.Tensors(i)
             shape = t.ShapeAsNumpy()
             shape = tuple(int(d) for d in shape) if not isinstance(shape, int) else ()
+            signature = tuple(int(d) for d in t.ShapeSignatureAsNumpy()) if t.ShapeSignatureLength() else ()
             name = t.Name()
             tensors.append(_Tensor(
                 name.decode("utf-8", "replace") if name else f"sg{s}.t{i}",
                 shape, t.Type(), has_data(t.Buffer()), bool(t.IsVariable()),
+                signature if len(signature) == len(shape) else (),
             ))
         ops = []
         for o in range(g.OperatorsLength()):
@@ -183,6 +193,10 @@ def _parse(data: bytes) -> list[_Subgraph]:
     return subgraphs
 
 
+def _signature_text(t: _Tensor) -> str:
+    return "x".join("?" if d < 0 else str(d) for d in t.signature) or "a scalar"
+
+
 def _dtype(t: _Tensor) -> str:
     try:
         return _DTYPES[t.dtype]
@@ -199,22 +213,71 @@ class TfliteReader:
     """Emits a TFLite model through a :class:`ModuleBuilder` (see module docstring)."""
 
     def __init__(self, path: str, input_shapes: dict[str, tuple[int, ...]]):
-        self.sgs = _read(path)
+        data = read_model_file(path)
+        self.sgs = _read(data)
         self.instances = 0
+        given = self._given_shapes(input_shapes)
+        if any(t.dynamic for g in self.sgs for t in g.tensors):
+            self._apply(runtime_shapes(data, given, len(self.sgs)))
+        self.var_of_handle, self.var_types = self._variables()
+
+    def _given_shapes(self, input_shapes: dict[str, tuple[int, ...]]) -> dict[int, tuple[int, ...]]:
+        """The ``--input-shape`` of every dynamic graph input, by tensor index: a shape must keep
+        the input's rank and static dimensions, a static input's may only restate it, and the
+        dynamic inputs left without one are refused together, with the flags that fix them."""
         main = self.sgs[0]
         names = [main.tensors[i].name for i in main.inputs]
-        for name, shape in input_shapes.items():
+        for name in input_shapes:
             if name not in names:
                 raise ModelImportError(
                     f"--input-shape names '{name}', which is not a graph input (inputs: {', '.join(names)})"
                 )
-            have = main.tensors[main.inputs[names.index(name)]].shape
-            if tuple(shape) != have:
+        given: dict[int, tuple[int, ...]] = {}
+        missing: list[_Tensor] = []
+        for i in main.inputs:
+            t = main.tensors[i]
+            shape = input_shapes.get(t.name)
+            if shape is None:
+                if t.dynamic:
+                    missing.append(t)
+                continue
+            shape = tuple(shape)
+            if not t.dynamic:
+                if shape != t.shape:
+                    raise ModelImportError(
+                        f"--input-shape {t.name}={format_shape(shape)}: input '{t.name}' has the static "
+                        f"shape {format_shape(t.shape)}"
+                    )
+                continue
+            fixed = len(shape) == len(t.signature) and all(d < 0 or d == x for d, x in zip(t.signature, shape))
+            if not fixed:
                 raise ModelImportError(
-                    f"--input-shape {name}={format_shape(shape)}: TFLite models have static shapes "
-                    f"and '{name}' is {format_shape(have)}"
+                    f"--input-shape {t.name}={format_shape(shape)}: input '{t.name}' has the shape "
+                    f"{_signature_text(t)} (? is dynamic)"
                 )
-        self.var_of_handle, self.var_types = self._variables()
+            given[i] = shape
+        if missing:
+            what = "; ".join(f"'{t.name}' {_signature_text(t)}" for t in missing)
+            fix = "".join(f" --input-shape {t.name}={format_shape(t.shape)}" for t in missing)
+            raise ModelImportError(
+                f"graph inputs with dynamic dimensions (? in their shape): {what}; make them static with "
+                f"(the values are placeholders: use yours):{fix}"
+            )
+        return given
+
+    def _apply(self, shapes: dict[tuple[int, int], tuple[int, ...]]) -> None:
+        """Give every tensor the runtime's shape; a dynamic tensor the runtime did not size is
+        refused (its placeholder would plan a wrong size silently)."""
+        for s, g in enumerate(self.sgs):
+            for i, t in enumerate(g.tensors):
+                shape = shapes.get((s, i))
+                if shape is not None and (len(shape) == len(t.shape) or t.dynamic):
+                    t.shape = shape
+                elif t.dynamic:
+                    raise ModelImportError(
+                        f"tensor '{t.name}' of subgraph '{g.name}' has dynamic dimensions "
+                        f"{_signature_text(t)} that TFLite's runtime did not size"
+                    )
 
     def _variables(self):
         """shared_name of every VAR_HANDLE output, and the tensor assigned to each variable."""

@@ -27,11 +27,12 @@ def _parser() -> ArgParser:
     p.add_argument("model", help="model file (.onnx or .tflite)")
     p.add_argument("-o", "--output-file", default=None, help="output file (default: stdout)")
     p.add_argument("--input-shape", action="append", default=[], metavar="NAME=DIMS",
-                   help="static shape of a graph input with symbolic dimensions, e.g. input=1x576 "
-                        "(repeatable; NAME= for a scalar)")
+                   help="static shape of a graph input with symbolic (ONNX) or dynamic (TFLite, -1 in its "
+                        "shape signature) dimensions, e.g. input=1x576 (repeatable; NAME= for a scalar)")
     p.add_argument("--dim", action="append", default=[], metavar="SYMBOL=N",
                    help="fix a symbolic dimension by its name wherever it appears in the graph inputs, "
-                        "e.g. batch=1 (ONNX Runtime's free-dimension override; repeatable)")
+                        "e.g. batch=1 (ONNX Runtime's free-dimension override; repeatable; ONNX only: "
+                        "TFLite dimensions have no names)")
     p.add_argument("--trip-count", action="append", default=[], metavar="LOOP=N",
                    help="trip count of an ONNX Loop known only at run time (by node name or first output; "
                         "required when it has scan outputs; repeatable)")

@@ -30,3 +30,10 @@ import shutil  # noqa: E402
 
 if shutil.which("iree-opt", path=config.environment["PATH"]):
     config.available_features.add("iree-opt")
+
+# TFLite's runtime (ai-edge-litert, a dependency where it has wheels) sizes the tensors of TFLite
+# models with dynamic dimensions; tests that import such a model say `REQUIRES: tflite-runtime`.
+import importlib.util  # noqa: E402
+
+if importlib.util.find_spec("ai_edge_litert") or importlib.util.find_spec("tflite_runtime"):
+    config.available_features.add("tflite-runtime")

@@ -25,7 +25,7 @@ F32, I32, BOOL, I8, RES = 0, 2, 6, 9, 13
 
 def build_tflite(path, subgraphs, n_const_bytes=None):
     """Write a TFLite model. ``subgraphs``: list of dicts with ``tensors`` =
-    [(name, shape, dtype, is_constant)], ``inputs``, ``outputs`` and ``ops`` =
+    [(name, shape, dtype, is_constant[, shape_signature])], ``inputs``, ``outputs`` and ``ops`` =
     [(builtin name, inputs, outputs, options)] where options is None or
     ("if", then, else) / ("while", cond, body) / ("call_once", init) / ("var", shared_name)."""
     b = flatbuffers.Builder(1024)
@@ -74,11 +74,14 @@ def build_tflite(path, subgraphs, n_const_bytes=None):
     sg_offsets = []
     for sg in subgraphs:
         t_offsets = []
-        for name, shape, dtype, const in sg["tensors"]:
+        for name, shape, dtype, const, *signature in sg["tensors"]:
             n = b.CreateString(name)
             shp = ivec(tflite.TensorStartShapeVector, list(shape))
+            sig = ivec(tflite.TensorStartShapeSignatureVector, list(signature[0])) if signature else None
             tflite.TensorStart(b)
             tflite.TensorAddShape(b, shp)
+            if sig is not None:
+                tflite.TensorAddShapeSignature(b, sig)
             tflite.TensorAddType(b, dtype)
             tflite.TensorAddName(b, n)
             if const:
@@ -177,8 +180,11 @@ def plan_rows(module, tmp_path):
 
 def test_sine_model_shipped_by_tflite_micro(tmp_path):
     tflm = pytest.importorskip("tflite_micro")
+    pytest.importorskip("ai_edge_litert")
     path = os.path.join(os.path.dirname(tflm.__file__), "python", "tflite_micro", "sine_float.tflite")
-    r = import_model(path)
+    with pytest.raises(ModelImportError, match="'serving_default_dense_input:0' \\?x1;"):
+        import_model(path)  # its batch dimension is dynamic
+    r = import_model(path, {"serving_default_dense_input:0": (1, 1)})
     comps = ops_of(r.module, ComputeOp)
     assert [c.kind.data for c in comps] == ["FULLY_CONNECTED"] * 3
     # FC cost = output elements x reduction length (the weight's last dimension)
@@ -193,6 +199,8 @@ def test_sine_model_shipped_by_tflite_micro(tmp_path):
     assert [str(t) for t in f.function_type.inputs.data] == ["tensor<1x1xf32>"]
     rows = plan_rows(r.module, tmp_path)
     assert sum(1 for _ in rows) == 4  # argument + three activations
+    batched = import_model(path, {"serving_default_dense_input:0": (8, 1)})
+    assert [c.outputs[0].type.get_shape() for c in ops_of(batched.module, ComputeOp)] == [(8, 16), (8, 16), (8, 1)]
 
 
 def test_chain_names_sizes_views_inplace(tmp_path):
@@ -353,8 +361,60 @@ def test_bad_files_give_one_line_errors(tmp_path, capsys):
 
 def test_input_shape_must_match_static_tflite_shapes(tmp_path):
     path = str(_if_model(tmp_path))
-    with pytest.raises(ModelImportError, match="static shapes"):
+    with pytest.raises(ModelImportError, match="input 'x' has the static shape 1x16"):
         import_model(path, {"x": (2, 16)})
     with pytest.raises(ModelImportError, match="not a graph input"):
         import_model(path, {"nope": (1,)})
     assert import_model(path, {"x": (1, 16)}).ops > 0
+
+
+# --------------------------------------------------------------------------- dynamic dimensions
+
+
+def _dynamic_model(tmp_path):
+    """x: ?x4 and y: 2x? (signatures with -1; the file's shapes hold placeholders 1);
+    r = RELU(x); s = ADD(r, x) ?x4; t = EXP(y) 2x?."""
+    return build_tflite(tmp_path / "dyn.tflite", [{
+        "tensors": [("x", (1, 4), F32, False, (-1, 4)), ("r", (1, 4), F32, False, (-1, 4)),
+                    ("s", (1, 4), F32, False, (-1, 4)), ("y", (2, 1), F32, False, (2, -1)),
+                    ("t", (2, 1), F32, False, (2, -1))],
+        "inputs": [0, 3], "outputs": [2, 4],
+        "ops": [("RELU", [0], [1], None), ("ADD", [1, 0], [2], None), ("EXP", [3], [4], None)],
+    }])
+
+
+def test_dynamic_inputs_are_refused_together_with_the_flags_that_fix_them(tmp_path, capsys):
+    path = str(_dynamic_model(tmp_path))
+    with pytest.raises(ModelImportError) as e:
+        import_model(path, {"y": (2, 3)})
+    assert "'x' ?x4" in str(e.value) and "'y'" not in str(e.value)
+    assert import_main([path]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "graph inputs with dynamic dimensions (? in their shape): 'x' ?x4; 'y' 2x?;" in err
+    assert err.rstrip().endswith("--input-shape x=1x4 --input-shape y=2x1")
+    with pytest.raises(ModelImportError, match=r"input 'x' has the shape \?x4 \(\? is dynamic\)"):
+        import_model(path, {"x": (3, 5), "y": (2, 1)})
+    with pytest.raises(ModelImportError, match="no names; give each dynamic input its shape with --input-shape"):
+        import_model(path, {"x": (3, 4), "y": (2, 1)}, dims={"batch": 1})
+
+
+def test_dynamic_input_shapes_size_every_tensor_by_the_tflite_runtime(tmp_path):
+    pytest.importorskip("ai_edge_litert")
+    path = str(_dynamic_model(tmp_path))
+    r = import_model(path, {"x": (3, 4), "y": (2, 5)})
+    text = str(r.module)
+    assert "%x: tensor<3x4xf32>" in text and "%y: tensor<2x5xf32>" in text
+    assert "-> (tensor<3x4xf32>" in text and "tensor<2x5xf32> {memopt.name = \"t\"}" in text
+    rows = plan_rows(r.module, tmp_path)
+    assert rows["r"][2] == 48 and rows["t"][2] == 40  # sized by the given shapes, not the placeholders
+    # the flag's placeholders are themselves accepted
+    assert "tensor<1x4xf32>" in str(import_model(path, {"x": (1, 4), "y": (2, 1)}).module)
+
+
+def test_dynamic_shapes_without_a_runtime_say_what_to_install(tmp_path, monkeypatch):
+    import memopt.importers.tflite_shapes as shapes
+
+    monkeypatch.setattr(shapes, "_interpreter_class", lambda: (None, None))
+    with pytest.raises(ModelImportError, match="no TFLite runtime is installed: pip install ai-edge-litert"):
+        import_model(str(_dynamic_model(tmp_path)), {"x": (3, 4), "y": (2, 5)})
