@@ -271,6 +271,19 @@ class Interpreter:
             out = kernels.compute(kind, self.ident[op], now, in_infos, out_infos, attrs, _inplace_hint(op))[k]
             dst[lo:hi] = out[lo:hi]
 
+    @staticmethod
+    def _check_promised(op, kind, r, dst: np.ndarray, ins, datas, hint: int) -> None:
+        """A result written over an input the op does not take in place is a plan error whatever
+        the kernel computes: without an ``inplace`` hint a kernel may write its result (an
+        accumulator's zeros, a scratch pass) before it reads that input."""
+        for v, d in zip(ins, datas):
+            if np.shares_memory(dst, d) and not (0 <= hint < len(ins) and v is ins[hint]):
+                raise MemoptError(
+                    f"result '{value_name(r)}' is planned over input '{value_name(v)}', which '{kind}' does not "
+                    f"take in place (no inplace hint for it): a kernel may write its result before it reads that input",
+                    op,
+                )
+
     def exec_compute(self, op: Operation, kind: str) -> None:
         """A compute op, or any unknown op without regions (treated as an opaque compute)."""
         ins = [v for v in op.operands if isinstance(v.type, TensorType)]
@@ -283,8 +296,10 @@ class Interpreter:
         out_infos = [tensor_info(r.type) for r in res]
         outs = kernels.compute(kind, self.ident[op], datas, in_infos, out_infos, attrs, _inplace_hint(op))
         dsts = []
-        for r, data in zip(res, outs):
+        hints = _inplace_hint(op)
+        for k, (r, data) in enumerate(zip(res, outs)):
             dst = self.memory.result(op, r.index)
+            self._check_promised(op, kind, r, dst, ins, datas, hints[k] if k < len(hints) else -1)
             if any(np.shares_memory(dst, d) for d in datas):
                 # Written over an input (in place, or a plan error): a real kernel writes its
                 # output element by element while it still reads, so emulate that — each chunk

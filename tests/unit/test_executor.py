@@ -222,9 +222,14 @@ def corrupt(offb: str, offc: str = "128", arena: str = "192") -> str:
 
 def test_check_names_the_clobbered_tensor_at_its_definition():
     assert check_module(parse(corrupt("0")))[0].arena_size == 192
-    msg = check_error(parse(corrupt("64")))
+    # %b over %a, which exp takes in place (the hint's promise), while %c still reads %a
+    in_place = corrupt("64").replace('"exp"(%a) {', '"exp"(%a) {inplace = array<i64: 0>, ')
+    msg = check_error(parse(in_place))
     assert msg.startswith("4:5: tensor '%a' differs between planned and unplanned execution")
     assert "overwritten before its use by 'memopt.compute' at 6:5" in msg
+    # without the hint, a result over its own input is refused at the op that writes it
+    assert check_error(parse(corrupt("64"))).startswith(
+        "5:5: result '%b' is planned over input '%a', which 'exp' does not take in place")
 
 
 def test_plan_attribute_errors_are_located():
@@ -321,10 +326,9 @@ def test_broken_planner_is_caught_by_validator_verify_plan_and_executor(broken_s
     write_plan(lt, _ShiftOnto().plan(lt.problem), lower_bound(lt.problem))
     with pytest.raises(MemoptError, match="invalid plan: buffers 'r1' .* and 'c2' .* overlap"):
         VerifyPlanPass().apply(_CTX, m)
-    # 3. The executor names the tensor the shift corrupts: %c2 is written over %r1, which the
-    #    conv computing %c2 still reads (kernels write their output while they read, so an op
-    #    placed over its own input is caught at that op).
-    assert check_error(m).startswith("10:5: tensor '%c2' differs between planned and unplanned execution")
+    # 3. The executor names what the shift corrupts: %c2 is written over %r1, which the conv
+    #    computing %c2 reads without taking it in place (no hint), caught at that op.
+    assert check_error(m).startswith("10:5: result '%c2' is planned over input '%r1', which 'conv2d' does not take in place")
     # 4. The same through the command-line tools, on the printed module.
     from io import StringIO
 
@@ -340,7 +344,8 @@ def test_broken_planner_is_caught_by_validator_verify_plan_and_executor(broken_s
     run = subprocess.run([bin_dir / "memopt-run", "--check", path], capture_output=True, text=True)
     assert run.returncode == 1
     assert run.stderr.strip().splitlines() == [
-        f"memopt-run: error: {path}:9:5: tensor '%c2' differs between planned and unplanned execution"
+        f"memopt-run: error: {path}:9:5: result '%c2' is planned over input '%r1', which 'conv2d' does not take "
+        "in place (no inplace hint for it): a kernel may write its result before it reads that input"
     ]
 
 
@@ -525,7 +530,7 @@ def test_check_proves_the_branch_the_inputs_do_not_select(seed):
         "memopt.offsets"].get_values()[0]
     first.attributes["memopt.offsets"] = DenseArrayBase.from_list(i64, [a_off])
     assert check_function(m, f, seed=seed, max_paths=1).paths == 1  # the selected path alone: blind
-    with pytest.raises(MemoptError, match="differs between planned and unplanned execution"):
+    with pytest.raises(MemoptError, match="is planned over input '%a', which '(exp|abs)' does not take in place"):
         check_function(m, f, seed=seed)
 
 

@@ -48,8 +48,8 @@ builtin.module {
 // IF: {{^}}memopt-opt: error: {{.*}}.if.mlir:14:5: invalid plan: buffers 'a' [17, 33) live [0, 11) and 'r' [17, 33) live [7, 11) overlap
 // IF-NOT: {{.}}
 // IFX-NOT: Traceback
-// (%t is written over %v, a view of %a that %t itself reads: caught at %t, which writes while it reads.)
-// IFX: {{^}}memopt-run: error: {{.*}}.if.mlir:15:7: tensor '%t' differs between planned and unplanned execution{{$}}
+// (%t is written over %v, a view of %a that %t itself reads and does not take in place: caught at %t.)
+// IFX: {{^}}memopt-run: error: {{.*}}.if.mlir:15:7: result '%t' is planned over input '%v', which 'mix' does not take in place (no inplace hint for it): a kernel may write its result before it reads that input{{$}}
 // IFX-NOT: {{.}}
 //
 // A view whose recorded offset disagrees with its source (the executor aliases the source).
