@@ -45,7 +45,7 @@ def _choose_cap(lengths: np.ndarray, starts_per_step: float) -> int:
     window spans ``cap + length`` steps at ``starts_per_step`` starts per step) plus the long
     ones."""
     # "lower": quantiles are lengths of the array (exact integers, even near the int64 limit)
-    qs = np.unique(np.quantile(lengths, [0.5, 0.75, 0.9, 0.95, 0.98, 0.99, 0.995, 0.999, 1.0], method="lower"))
+    qs = sorted(set(np.quantile(lengths, [0.5, 0.75, 0.9, 0.95, 0.98, 0.99, 0.995, 0.999, 1.0], method="lower").tolist()))
     mean = float(lengths.mean())
     n = len(lengths)
     best, best_cost = int(qs[-1]), float("inf")
