@@ -63,13 +63,14 @@ def _inplace_hint(op: Operation) -> tuple[int, ...]:
 
 def op_identities(f: func.FuncOp) -> dict[Operation, int]:
     """The identity each op's pseudo-kernel is seeded with: its position among the function's
-    ops (views, get_globals and DMA ops aside). A recomputation (``memopt.remat = K``) takes the
+    ops (views, get_globals, copies and DMA ops aside: they move bytes and compute none, and a
+    spill's copies must not shift the identities of the ops after them). A recomputation (``memopt.remat = K``) takes the
     identity ``K`` of the op it copies and is not counted, so a rewritten program computes the
     same bytes as the original — what ``memopt-run --against`` compares."""
     ident: dict[Operation, int] = {}
     n = 0
     for op in walk(f.body):
-        if op is f or isinstance(op, (GetGlobalOp, ViewOp, DmaStartOp, DmaWaitOp)):
+        if op is f or isinstance(op, (GetGlobalOp, ViewOp, CopyOp, DmaStartOp, DmaWaitOp)):
             continue
         k = op.attributes.get(REMAT_ATTR)
         if isinstance(k, IntegerAttr):

@@ -23,6 +23,7 @@ from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType
 from xdsl.ir import Block, Operation, Region
 
 from memopt.diagnostics import MemoptError
+from memopt.dialects.memopt import REMAT_ATTR
 
 from .memref_machine import Machine
 from .memref_program import Compiler, compiles
@@ -299,7 +300,10 @@ def kernel_step(c: Compiler, op: Operation, args: tuple[int, ...]):
     """An external kernel: reads its leading memrefs, writes its last ``memopt.outs`` (1). The IR
     does not say which operands an external function reads: a leading memref holding bytes
     nothing wrote (in the unplanned run) is taken as one it writes first, not as a read of
-    undefined bytes; the planned run replays that decision."""
+    undefined bytes; the planned run replays that decision. Its stand-in is seeded by the
+    callee and the number of kernels run before it; a recomputation (``memopt.remat = K``, kept
+    by ``lower-to-memref``) takes the seed of kernel ``K``, the one it copies in a straight-line
+    program, and is not counted, so a rematerialized program computes the original's bytes."""
     from .data import TensorInfo, crc_seed, element_kind
     from .kernels import mix
 
@@ -312,6 +316,8 @@ def kernel_step(c: Compiler, op: Operation, args: tuple[int, ...]):
     n = n.value.data if isinstance(n, IntegerAttr) else 1
     ins, outs = mems[: len(mems) - n], mems[len(mems) - n:]
     kinds = {k: element_kind(op.arguments[k].type.element_type) for k in mems}
+    copies = op.attributes.get(REMAT_ATTR)
+    copies = copies.value.data if isinstance(copies, IntegerAttr) else None
 
     def step(m: Machine, frame, op=op):
         unwritten = [k for k in ins if m.decide(not m.defined(frame[args[k]]))]
@@ -320,8 +326,8 @@ def kernel_step(c: Compiler, op: Operation, args: tuple[int, ...]):
         dsts = [frame[args[k]] for k in written]
         datas = [np.ascontiguousarray(_checked(m, r, op)).reshape(-1).view(np.uint8) for r in srcs]
         infos = [TensorInfo(r.sizes, kinds[k], nbytes_of(r.sizes, r.elem)) for r, k in zip(dsts, written)]
-        results = mix(name, crc_seed(name, m.kernels), datas, infos)
-        m.kernels += 1
+        results = mix(name, crc_seed(name, m.kernels if copies is None else copies), datas, infos)
+        m.kernels += copies is None
         for k, (ref, raw) in enumerate(zip(dsts, results)):
             m.write(ref, ref.elem.decode(np.frombuffer(raw.tobytes(), ref.elem.storage).reshape(ref.sizes)), op, k)
         for ref in srcs:

@@ -8,8 +8,8 @@ can be planned (and compared with upstream MLIR's planner) as upstream IR.
 * ``memopt.compute "kind"(ins) -> outs`` becomes ``func.call @<kind>_<k>(ins..., outs...)`` to an
   external ``func.func private`` declaration, one per (kind, signature), named by the kind
   (sanitized) and the signature's order of first appearance; the call keeps ``cost``,
-  ``inplace`` and ``names`` as attributes and says ``memopt.outs = N`` (how many trailing operands
-  it writes);
+  ``inplace``, ``names`` and a recomputation's ``memopt.remat`` as attributes and says
+  ``memopt.outs = N`` (how many trailing operands it writes);
 * ``memopt.global @w`` becomes ``memref.global "private" constant @w : memref<Nxi8, S> =
   uninitialized`` (weights are bytes the runtime loads) in memory space ``S`` — option
   ``weight-space``, default 1: off-chip, apart from the default space that holds the activations
@@ -52,7 +52,9 @@ from xdsl.passes import ModulePass
 from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError, copy_location
 from memopt.passes.options import option
-from memopt.dialects.memopt import ComputeOp, GetGlobalOp, GlobalOp, IfOp, LoopOp, ViewOp, YieldOp, byte_size
+from memopt.dialects.memopt import (
+    REMAT_ATTR, ComputeOp, GetGlobalOp, GlobalOp, IfOp, LoopOp, ViewOp, YieldOp, byte_size,
+)
 
 
 def _bytes_type(n: int, space: int = 0) -> MemRefType:
@@ -159,6 +161,8 @@ class _Lowering:
             call.attributes["cost"] = o.cost
         if o.inplace is not None:
             call.attributes["inplace"] = o.inplace
+        if REMAT_ATTR in o.attributes:  # a recomputation computes what the op it copies computed
+            call.attributes[REMAT_ATTR] = o.attributes[REMAT_ATTR]
         copy_location(o, call)
         into.add_op(call)
 

@@ -27,6 +27,7 @@ Every failure is one line on stderr (internal errors exit 2); never a traceback.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -51,8 +52,10 @@ def _parser() -> ArgParser:
     p.add_argument("--max-ops", type=int, default=None,
                    help="refuse runs executing more ops than this, loops unrolled (default 10,000,000)")
     p.add_argument("--against", metavar="ORIGINAL.mlir", default=None,
-                   help="also run ORIGINAL.mlir (unplanned) and require the same results, bit for bit: proves that "
-                        "a rewrite (rematerialize, lower-to-memref's out-params ...) computes what the original does")
+                   help="also run ORIGINAL.mlir (unplanned) on the same generated inputs and require the same "
+                        "results (upstream IR: and out-parameters), bit for bit: proves that a rewrite (spill, "
+                        "rematerialize, a plan lowered to memref ...) computes what the original does; both programs "
+                        "of one IR flavour (a lowered program against the lowered original) with the same arguments")
     p.add_argument("--input-shape", action="append", metavar="NAME=AxB", default=None,
                    help="upstream IR: the shape of a dynamically shaped argument (NAME its SSA name, e.g. arg0, or "
                         "#K its position); repeatable")
@@ -203,13 +206,24 @@ def _run(argv: Sequence[str], state: dict) -> int:
     return 0
 
 
-def _results(module, name: str | None, seed: int, limits, shapes=None) -> tuple[str, list[tuple[object, bytes]]]:
+@dataclass
+class _Outcome:
+    """One unplanned run of a function, as ``--against`` compares it."""
+
+    name: str
+    flavour: str
+    signature: list[str]  # the types of the arguments the run generates (an arena argument aside)
+    values: list[tuple[str, bytes]]  # (label, bytes) of each compared value
+
+
+def _results(module, name: str | None, seed: int, limits, shapes=None) -> _Outcome:
     """The results of one unplanned run: a memopt-dialect function's return values, or an
-    upstream function's argument buffers after the run (its out-parameters; the arena argument
-    of ``arena=arg`` is scratch and not compared)."""
+    upstream function's results and argument buffers after the run (its out-parameters; the
+    arena argument of ``arena=arg`` is scratch and not compared)."""
     from xdsl.dialects import func
 
     from memopt.executor import run_function
+    from memopt.executor.memref_arena import is_arena_arg
     from memopt.executor.memref_entry import result_digest
     from memopt.executor.memref_exec import run_memref_function
 
@@ -217,14 +231,22 @@ def _results(module, name: str | None, seed: int, limits, shapes=None) -> tuple[
     if funcs:
         f = next((g for g in funcs if g.sym_name.data == "main"), funcs[0]) if name is None else funcs[0]
         results, params = run_memref_function(module, f, seed, limits=limits, shapes=shapes)
-        values = [*results, *params]
-        return f.sym_name.data, [(type(v).__name__, d) for v, d in zip(values, result_digest(values))]
+        args = [a for a in f.body.blocks.first.args if not is_arena_arg(a)]
+        labels = [f"result #{k} ({t})" for k, t in enumerate(f.function_type.outputs.data)]
+        labels += [f"argument #{a.index} ({a.type}) after the run" for a in args]
+        values = list(zip(labels, result_digest([*results, *params])))
+        return _Outcome(f.sym_name.data, "upstream memref IR", [str(a.type) for a in args], values)
     ex = run_function(module, name, planned=False, seed=seed, limits=limits)
     assert isinstance(ex.func, func.FuncOp)
-    return ex.func.sym_name.data, [(t, d.tobytes()) for t, d in zip(ex.types, ex.outputs)]
+    values = [(f"result #{k} ({t})", d.tobytes()) for k, (t, d) in enumerate(zip(ex.types, ex.outputs))]
+    signature = [str(t) for t in ex.func.function_type.inputs.data]
+    return _Outcome(ex.func.sym_name.data, "the memopt dialect", signature, values)
 
 
 def _compare_against(module, args, limits, shapes, state: dict) -> str:
+    """``--against``: the input and the original, each run unplanned on the same generated
+    inputs, return the same bytes. Both must be of one IR flavour and take the same arguments:
+    the flavours generate inputs and run stand-in kernels each their own way."""
     from memopt.diagnostics import MemoptError, read_source
 
     # Errors in reading or parsing the original name the original, not the main input.
@@ -235,14 +257,25 @@ def _compare_against(module, args, limits, shapes, state: dict) -> str:
         raise ToolError(e.message) from None
     original = parse_source(text, args.against)[1]
     state["file"] = main_file
-    name, mine = _results(module, args.func, args.seed, limits, shapes)
-    _, theirs = _results(original, args.func, args.seed, limits, shapes)
-    if len(mine) != len(theirs):
-        raise ToolError(f"@{name} has {len(mine)} results, {args.against} has {len(theirs)}")
-    for k, ((t1, a), (t2, b)) in enumerate(zip(mine, theirs)):
+    mine = _results(module, args.func, args.seed, limits, shapes)
+    theirs = _results(original, args.func, args.seed, limits, shapes)
+    name, against = mine.name, args.against
+    if mine.flavour != theirs.flavour:
+        raise ToolError(
+            f"--against compares programs of one IR flavour: @{name} is {mine.flavour}, {against}'s is "
+            f"{theirs.flavour} (bring the original to the same flavour first, e.g. memopt-opt ORIGINAL --lower-to-memref)"
+        )
+    if mine.signature != theirs.signature:
+        raise ToolError(
+            f"@{name} takes ({', '.join(mine.signature)}), {against}'s takes ({', '.join(theirs.signature)}): "
+            "the runs would not see the same inputs"
+        )
+    if len(mine.values) != len(theirs.values):
+        raise ToolError(f"@{name} has {len(mine.values)} results, {against} has {len(theirs.values)}")
+    for (label, a), (their_label, b) in zip(mine.values, theirs.values):
         if a != b:
-            raise ToolError(f"@{name} result #{k} ({t1}) differs from {args.against}'s ({t2})")
-    return f"@{name}: {len(mine)} results bit-exact with {args.against}"
+            raise ToolError(f"@{name} {label} differs from {against}'s {their_label}")
+    return f"@{name}: {len(mine.values)} results bit-exact with {against}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
