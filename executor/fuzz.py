@@ -122,7 +122,8 @@ def run_case(text: str, config: FuzzConfig, module: ModuleOp | None = None, seed
         ref = run_function(module).outputs
         if config.dma and has_pass("insert-dma"):
             stage = "insert-dma"
-            options = {"ring": _tight_ring(module)} if config.dma == "ring" else {}
+            # every load pipelined: the fuzzer exercises the schedules, not the latency model's choice
+            options = {"mode": "always", **({"ring": _tight_ring(module)} if config.dma == "ring" else {})}
             get_all_passes()["insert-dma"]()(**options).apply(_CTX, module)  # type: ignore[arg-type]
             verify_located(module)
             got = run_function(module).outputs

@@ -61,6 +61,21 @@ def _inplace_hint(op: Operation) -> tuple[int, ...]:
     return op.inplace_indices() if isinstance(op, ComputeOp) else ()
 
 
+def _span(a: np.ndarray) -> tuple[int, int] | None:
+    """The address range of a contiguous array's bytes (None: not contiguous)."""
+    if not a.flags.c_contiguous:
+        return None
+    start = a.__array_interface__["data"][0]
+    return start, start + a.nbytes
+
+
+def _overlap(a: tuple[int, int] | None, b: tuple[int, int] | None) -> tuple[int, int] | None:
+    if a is None or b is None:
+        return None
+    lo, hi = max(a[0], b[0]), min(a[1], b[1])
+    return (lo, hi) if lo < hi else None
+
+
 def op_identities(f: func.FuncOp) -> dict[Operation, int]:
     """The identity each op's pseudo-kernel is seeded with: its position among the function's
     ops (views, get_globals, copies and DMA ops aside: they move bytes and compute none, and a
@@ -274,16 +289,23 @@ class Interpreter:
 
     @staticmethod
     def _check_promised(op, kind, r, dst: np.ndarray, ins, datas, hint: int) -> None:
-        """A result written over an input the op does not take in place is a plan error whatever
+        """A result written over input bytes the op does not take in place is a plan error whatever
         the kernel computes: without an ``inplace`` hint a kernel may write its result (an
-        accumulator's zeros, a scratch pass) before it reads that input."""
+        accumulator's zeros, a scratch pass) before it reads that input. The hint covers the
+        bytes of the input it names, whichever operand reads them (a view of it, say)."""
+        promised = _span(datas[hint]) if 0 <= hint < len(datas) else None
         for v, d in zip(ins, datas):
-            if np.shares_memory(dst, d) and not (0 <= hint < len(ins) and v is ins[hint]):
-                raise MemoptError(
-                    f"result '{value_name(r)}' is planned over input '{value_name(v)}', which '{kind}' does not "
-                    f"take in place (no inplace hint for it): a kernel may write its result before it reads that input",
-                    op,
-                )
+            if not np.shares_memory(dst, d):
+                continue
+            if promised is not None:
+                shared = _overlap(_span(dst), _span(d))
+                if shared is not None and promised[0] <= shared[0] and shared[1] <= promised[1]:
+                    continue
+            raise MemoptError(
+                f"result '{value_name(r)}' is planned over input '{value_name(v)}', which '{kind}' does not "
+                f"take in place (no inplace hint for it): a kernel may write its result before it reads that input",
+                op,
+            )
 
     def exec_compute(self, op: Operation, kind: str) -> None:
         """A compute op, or any unknown op without regions (treated as an opaque compute)."""

@@ -16,7 +16,7 @@ import re
 import weakref
 
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FileLineColLoc, ModuleOp, TensorType
-from xdsl.ir import BlockArgument, Operation, OpResult
+from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
 from xdsl.irdl import IRDLOperation
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError
@@ -290,42 +290,54 @@ def check_dominance(module: ModuleOp) -> None:
     Every value used by an op must be defined earlier in the same block or in an enclosing
     block (block arguments of an enclosing block count as defined at its start). A plan built
     on an IR that breaks this would silently drop the early use from the value's lifetime.
+    A use in another block of a multi-block region (cf branches) is CFG dominance: not checked
+    here. One walk with the values in scope, so deep nesting costs no more than its ops.
     """
-    position: dict[Operation, int] = {}
-
-    def index(op: Operation) -> int:
-        if op not in position:
-            block = op.parent_block()
-            if block is not None:
-                for k, o in enumerate(block.ops):
-                    position[o] = k
-        return position.get(op, -1)
-
-    for user in walk(module):
-        for value in user.operands:
-            if isinstance(value, BlockArgument):
-                home, def_index = value.block, -1
-            elif isinstance(value, OpResult):
-                home, def_index = value.op.parent_block(), index(value.op)
-            else:
-                continue
-            anchor: Operation | None = user
-            while anchor is not None and anchor.parent_block() is not home:
-                if _sibling_blocks(anchor.parent_block(), home):
-                    break  # a use in another block of a multi-block region: CFG dominance, not checked here
-                anchor = anchor.parent_op()
-            if anchor is not None and anchor.parent_block() is not home:
-                continue
-            name = f"value '%{value.name_hint}'" if value.name_hint else "a value"
-            if anchor is None:
-                raise MemoptError(f"{name} is used outside the region that defines it", user)
-            if index(anchor) <= def_index:
-                raise MemoptError(f"{name} is used before it is defined", user)
+    in_scope: set[SSAValue] = set()
+    current: dict[Region, Block] = {}  # the block of each enclosing region the walk is inside
+    stack: list[tuple[str, Operation | Block]] = [("op", module)]
+    while stack:
+        what, item = stack.pop()
+        if what == "op":
+            assert isinstance(item, Operation)
+            _check_operands(item, in_scope, current)
+            stack.append(("results", item))
+            stack.extend(("enter", block) for region in reversed(item.regions) for block in reversed(region.blocks))
+        elif what == "results":  # after an op's regions: its results come into scope
+            assert isinstance(item, Operation)
+            in_scope.update(item.results)
+        elif what == "enter":
+            assert isinstance(item, Block)
+            current[item.parent] = item
+            in_scope.update(item.args)
+            stack.append(("leave", item))
+            stack.extend(("op", op) for op in reversed(list(item.ops)))
+        else:  # leaving a block: its values go out of scope
+            assert isinstance(item, Block)
+            in_scope.difference_update(item.args)
+            in_scope.difference_update(r for op in item.ops for r in op.results)
+            if current.get(item.parent) is item:
+                del current[item.parent]
 
 
-def _sibling_blocks(a, b) -> bool:
-    """Whether blocks ``a`` and ``b`` are different blocks of one region (cf branches)."""
-    return a is not None and b is not None and a is not b and a.parent is not None and a.parent is b.parent
+def _check_operands(user: Operation, in_scope: set[SSAValue], current: dict[Region, Block]) -> None:
+    for value in user.operands:
+        if value in in_scope:
+            continue
+        if isinstance(value, BlockArgument):
+            home = value.block
+        elif isinstance(value, OpResult):
+            home = value.op.parent_block()
+        else:
+            continue
+        region = home.parent if home is not None else None
+        inside = current.get(region) if region is not None else None
+        if inside is not None and inside is not home:
+            continue  # a use in another block of a multi-block region: CFG dominance
+        name = f"value '%{value.name_hint}'" if value.name_hint else "a value"
+        if inside is None:
+            raise MemoptError(f"{name} is used outside the region that defines it", user)
+        raise MemoptError(f"{name} is used before it is defined", user)
 
 
 def check_type_sizes(module: ModuleOp) -> None:

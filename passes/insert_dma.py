@@ -24,10 +24,10 @@ reads take no step of the arena plan's numbering (nor do DMA ops), so a plan mad
 pass holds after it.
 
 Options:
-  mode        ``always`` (every weight load) or ``auto``: per Region, keep the cheapest of
-              "all", "none" and a local search that drops loads the latency model
-              (:mod:`memopt.planning.latency`) says lose; skipped ops get a ``memopt.dma_skipped``
-              attribute and a remark on stderr
+  mode        ``auto`` (default): per Region, keep the cheapest of "all", "none" and a local
+              search that drops loads the latency model (:mod:`memopt.planning.latency`) says
+              lose — so the default never models slower than no DMA; skipped ops get a
+              ``memopt.dma_skipped`` attribute and a remark on stderr. ``always``: every weight load
   buffers     number of staging buffers (default 2: the LUNA paper's ping-pong, exactly as above).
               With ``N > 2`` they are ``@alloc0 .. @alloc{N-1}``, op ``k`` uses ``@alloc{k % N}``,
               ops ``0 .. N-1`` load at the Region's beginning and op ``k+N``'s ``dma_start``s go
@@ -188,7 +188,8 @@ class InsertDmaPass(TargetOptions, ModulePass):
 
     name = "insert-dma"
 
-    mode: str = option("always", "always: every weight load; auto: keep the cheapest schedule the latency model finds",
+    mode: str = option("auto", "auto: per Region, keep the cheapest of every load, none and a search between (the "
+                               "latency model's; never slower than no DMA); always: every weight load",
                        choices=MODES)
     buffers: int | None = option(None, "staging buffers rotated per Region (unset: 2, the LUNA paper's ping-pong)",
                                  values="integer >= 2")

@@ -214,21 +214,47 @@ def _yield_aliases(body: Block) -> dict[SSAValue, SSAValue]:
     return aliases
 
 
-def _use_step(user: Operation, home: Block, num: Numbering) -> int | None:
+_NOT_NESTED = object()
+
+
+def _use_step(user: Operation, home: Block, num: Numbering, between: dict | None = None) -> int | None:
     """The step at which ``user`` reads a value defined in ``home`` (None: not nested in it).
 
     The user's own step when only ``if`` ops lie between it and ``home``; otherwise the end
     step of the outermost loop (or unknown region op) in between (see module docstring).
+    ``between`` memoises that op per (block, home), so the uses of a value deep inside nested
+    regions cost the climb once, not once per use.
     """
-    op: Operation | None = user
-    outermost_loop: Operation | None = None
-    while op is not None:
-        if op.parent_block() is home:
-            return num.begin[user] if outermost_loop is None else num.end[outermost_loop]
-        op = op.parent_op()
-        if op is not None and not isinstance(op, IfOp):
-            outermost_loop = op
-    return None
+    if user.parent_block() is home:
+        return num.begin[user]
+    loop = _outermost_between(user.parent_block(), home, {} if between is None else between)
+    if loop is _NOT_NESTED:
+        return None
+    return num.begin[user] if loop is None else num.end[loop]
+
+
+def _outermost_between(block: Block | None, home: Block, memo: dict):
+    """The non-``if`` region op nearest to ``home`` among the ancestors of ``block`` below it
+    (None: only ``if`` ops; ``_NOT_NESTED``: ``block`` is not inside ``home``)."""
+    climbed: list[tuple[Block, Operation]] = []
+    answer = _NOT_NESTED
+    while block is not None:
+        if block is home:
+            answer = None
+            break
+        if (block, home) in memo:
+            answer = memo[(block, home)]
+            break
+        op = block.parent_op()
+        if op is None:
+            break
+        climbed.append((block, op))
+        block = op.parent_block()
+    for b, op in reversed(climbed):  # from nearest home down: the nearest non-if op wins
+        if answer is not _NOT_NESTED and answer is None and not isinstance(op, IfOp):
+            answer = op
+        memo[(b, home)] = answer
+    return answer
 
 
 def _earliest_write(op: IfOp, k: int, num: Numbering, aliases: dict[SSAValue, SSAValue]) -> int:
@@ -390,11 +416,12 @@ def analyze_function(
     blocks_of_value: dict[SSAValue, Block] = {}
     for value, (b, _) in storage_of.items():
         blocks_of_value[value] = value.block if isinstance(value, BlockArgument) else value.op.parent_block()
+    between: dict = {}
     for value, (b, _) in storage_of.items():
         home = blocks_of_value[value]
         for use in value.uses:
             user = use.operation
-            step = _use_step(user, home, num)
+            step = _use_step(user, home, num, between)
             if step is None:  # used outside its scope: verifier should have caught it
                 raise MemoptError(f"value '{value.name_hint or '?'}' used outside its scope", user)
             if isinstance(value, OpResult) and step <= num.begin[value.op]:

@@ -167,6 +167,12 @@ def merge_plan(problem: Problem, spans: Iterable[IfSpan], plan_level: PlanLevel)
     tree = branch_tree(problem, spans)
     names = {b.id for b in problem.buffers}
     top_name = ""
+    overwrites_at: dict[Path, list[Overwrite]] = defaultdict(list)  # those between buffers of one node
+    for w in problem.overwrites:
+        if problem.buffers[w.child].path == problem.buffers[w.parent].path:
+            overwrites_at[problem.buffers[w.child].path].append(w)
+    relative: dict[int, int] = {}  # buffer -> its offset within its node
+    region_at: dict[int, int] = {}  # if id -> its region's offset within the node holding the if
 
     def region_id(if_id: int) -> str:
         rid = f"if#{if_id}"
@@ -174,40 +180,48 @@ def merge_plan(problem: Problem, spans: Iterable[IfSpan], plan_level: PlanLevel)
             rid += "'"
         return rid
 
-    def plan_node(node: Path) -> tuple[int, dict[int, int], int]:
-        """(height, offset of every buffer of the subtree relative to the node, alignment)."""
+    def plan_node(node: Path) -> tuple[int, int]:
+        """(height, alignment) of the node's subtree; records the offsets within the node."""
         nonlocal top_name
         own = tree.own.get(node, ())
         regions = []
         for s in tree.ifs.get(node, ()):
-            height, offsets, align = 0, {}, 1
+            height, align = 0, 1
             for k in range(s.branches):
-                h, o, a = plan_node(s.branch(k))
+                h, a = plan_node(s.branch(k))
                 height, align = max(height, h), max(align, a)
-                offsets.update(o)
-            regions.append((s, height, offsets, align))
+            regions.append((s, height, align))
         if not own and not regions:
-            return 0, {}, 1
+            return 0, 1
         local = {g: j for j, g in enumerate(own)}
         buffers = [problem.buffers[g] for g in own] + [
-            Buffer(region_id(s.if_id), h, s.start, s.end, a, node) for s, h, _, a in regions
+            Buffer(region_id(s.if_id), h, s.start, s.end, a, node) for s, h, a in regions
         ]
-        overwrites = [
-            Overwrite(local[w.child], local[w.parent], w.offset)
-            for w in problem.overwrites
-            if w.child in local and w.parent in local
-        ]
+        overwrites = [Overwrite(local[w.child], local[w.parent], w.offset) for w in overwrites_at.get(node, ())]
         sol = plan_level(Problem.of(buffers, overwrites))
         if node == ():
             top_name = sol.strategy
-        offsets = {g: sol.offsets[j] for j, g in enumerate(own)}
-        for r, (_, _, inner, _) in enumerate(regions):
-            base = sol.offsets[len(own) + r]
-            offsets.update({g: base + o for g, o in inner.items()})
-        return sol.height, offsets, max(b.alignment for b in buffers)
+        for j, g in enumerate(own):
+            relative[g] = sol.offsets[j]
+        for r, (s, _, _) in enumerate(regions):
+            region_at[s.if_id] = sol.offsets[len(own) + r]
+        return sol.height, max(b.alignment for b in buffers)
 
-    _, offsets, _ = plan_node(())
-    return Solution.of(problem, [offsets[i] for i in range(len(problem))], top_name)
+    plan_node(())
+    base: dict[Path, int] = {(): 0}
+
+    def node_base(path: Path) -> int:
+        """A node's offset in the arena: its ancestors' region offsets, summed once per node."""
+        todo = []
+        while path not in base:
+            todo.append(path)
+            path = path[:-1]
+        for p in reversed(todo):
+            base[p] = base[p[:-1]] + region_at[p[-1][0]]
+        return base[todo[0]] if todo else base[path]
+
+    offsets = [relative[i] + node_base(b.path) for i, b in enumerate(problem.buffers)]
+    return Solution.of(problem, offsets, top_name)
 
 
 def merge(problem: Problem, spans: Sequence[IfSpan], strategy: Strategy) -> Solution:

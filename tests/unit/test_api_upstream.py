@@ -52,7 +52,7 @@ def read_back(f: func.FuncOp) -> list[PlannedBuffer]:
 @pytest.mark.parametrize("dma", [False, True])
 def test_summary_is_what_the_reader_reads(dma: bool) -> None:
     m = parse(PROGRAM.read_text())
-    s = plan(m, dma=dma)
+    s = plan(m, dma={"mode": "always"} if dma else False)  # every weight streamed
     again = parse(printed(m))  # what the next tool of the flow reads
     assert summarize(again) == s
     for name, f in funcs(again).items():
@@ -69,7 +69,7 @@ def test_summary_reads_every_memory_space() -> None:
     m = parse(PROGRAM.read_text())
     from memopt.passes.insert_dma import InsertDmaPass
 
-    InsertDmaPass(staging_space=2).apply(context(), m)
+    InsertDmaPass(mode="always", staging_space=2).apply(context(), m)
     PlanMemoryPass().apply(context(), m)
     s = summarize(parse(printed(m)))["main"]
     assert s.space_arena_sizes == ((2, 264),)

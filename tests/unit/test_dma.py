@@ -127,7 +127,7 @@ def test_schedule_is_the_model_and_parity_alternates(seed, n):
         ops = [o for o in r.ops if isinstance(o, ComputeOp)]
         profiles = [offchip_profile(o) for o in ops]
         expected[r.name] = (profiles, choose_pipelined(profiles, Target(), "always", None, n))
-    module = run(parse(text), InsertDmaPass(buffers=n))
+    module = run(parse(text), InsertDmaPass(mode="always", buffers=n))
     f = main_func(module)
     # no compute op reads off-chip any more (unused get_globals/views stay: the arena
     # numbering counts them)
@@ -188,7 +188,7 @@ def test_auto_is_never_slower_than_serial(seed, n):
     for row in rows:
         assert row.timing.pingpong <= row.timing.serial
     assert total.pingpong <= total.serial
-    always_rows, always_total = function_latency(main_func(run(parse(text), InsertDmaPass(buffers=n))), Target())
+    always_rows, always_total = function_latency(main_func(run(parse(text), InsertDmaPass(mode="always", buffers=n))), Target())
     assert total.pingpong <= always_total.pingpong
 
 
@@ -199,7 +199,7 @@ def test_a_misplaced_dma_start_is_caught(seed, n, data):
     the schedule, and the checker says so (a test that can fail: the unmutated IR passes),
     with two staging buffers as with n (a start issued as soon as its buffer is free is safe,
     one op earlier is not)."""
-    module = run(parse(generate(seed)), InsertDmaPass(buffers=n))
+    module = run(parse(generate(seed)), InsertDmaPass(mode="always", buffers=n))
     f = main_func(module)
     check_dma_safety(f)
     def span(start: DmaStartOp) -> tuple[int, int]:
@@ -235,7 +235,7 @@ def test_a_misplaced_dma_start_is_caught(seed, n, data):
 
 def test_op_without_weights_and_loop_body_regions():
     text = generate(7)
-    module = run(parse(text), InsertDmaPass())
+    module = run(parse(text), InsertDmaPass(mode="always"))
     names = [r.name for r in regions(cut_function(main_func(module), "@main"))]
     assert names[0] == "@main/0" and len(names) == len(set(names))
     for r in regions(cut_function(main_func(module), "@main")):
@@ -306,7 +306,7 @@ def test_a_misplaced_ring_dma_start_is_caught(seed, data):
     """Hoisting a ring dma_start above the last earlier op reading any byte it overwrites is
     reported by verify-plan's byte-precise check (the unmutated schedule passes)."""
     ring = _ring_option(seed, data)
-    module = run(parse(generate(seed)), InsertDmaPass(ring=ring))
+    module = run(parse(generate(seed)), InsertDmaPass(mode="always", ring=ring))
     f = main_func(module)
     check_dma_safety(f)
     candidates = []
@@ -349,6 +349,6 @@ def test_ring_programs_execute_identically(seed, ring):
 
     text = generate(seed)
     size = _largest_span(text) if ring == "tight" else ring
-    module = run(parse(text), InsertDmaPass(ring=size), PlanMemoryPass(), VerifyPlanPass())
+    module = run(parse(text), InsertDmaPass(mode="always", ring=size), PlanMemoryPass(), VerifyPlanPass())
     assert "memopt.dma_start" in str(module)
     assert check_module(module, seed=0)

@@ -48,7 +48,7 @@ def planned(text: str, dma: bool = True):
     m = parse(text)
     PlanMemoryPass().apply(context(), m)
     if dma:
-        InsertDmaPass().apply(context(), m)
+        InsertDmaPass(mode="always").apply(context(), m)  # every weight streamed
     return parse(printed(m))
 
 

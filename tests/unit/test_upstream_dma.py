@@ -252,7 +252,7 @@ def check_weights_staged(m) -> None:
 @given(seed=st.integers(0, 2**31 - 1), first=st.booleans())
 def test_random_linalg_programs_stream_every_weight_exactly(seed: int, first: bool) -> None:
     text = program(random.Random(seed))
-    order = [InsertDmaPass(), PlanMemoryPass()] if first else [PlanMemoryPass(), InsertDmaPass()]
+    order = [InsertDmaPass(mode="always"), PlanMemoryPass()] if first else [PlanMemoryPass(), InsertDmaPass(mode="always")]
     m = run(text, *order)
     assert check_transfers(m) > 0
     check_weights_staged(m)
@@ -275,7 +275,7 @@ func.func @main(%x: memref<16xf32>, %y: memref<16xf32>) {
   memref.dealloc %a : memref<16xf32>
   return
 }"""
-    m = run(text, PlanMemoryPass(), InsertDmaPass())
+    m = run(text, PlanMemoryPass(), InsertDmaPass(mode="always"))
     f = main_of(m)
     planned = f.attributes["memopt.arena_size"].value.data
     spans = [staged_span(o.results[0]) for o in f.body.walk() if STAGING_ATTR in o.attributes]
@@ -293,7 +293,7 @@ IREE_OPT = shutil.which("iree-opt") or str(Path(sys.executable).with_name("iree-
 def test_random_outputs_verify_in_upstream_mlir():
     for seed in range(6):
         text = program(random.Random(1000 + seed))
-        for order in ([InsertDmaPass(), PlanMemoryPass()], [PlanMemoryPass(), InsertDmaPass()]):
+        for order in ([InsertDmaPass(mode="always"), PlanMemoryPass()], [PlanMemoryPass(), InsertDmaPass(mode="always")]):
             out = printed(run(text, *order))
             r = subprocess.run([IREE_OPT, "-o", "/dev/null"], input=out, capture_output=True, text=True)
             assert r.returncode == 0, r.stderr + out

@@ -3,9 +3,9 @@
 // the first op of a Region starts and waits for its own load, no transfer crosses a boundary,
 // and inside a loop body the loads repeat every iteration. Branches of different sizes share
 // the two buffers: each is as large as the largest weight set of its parity anywhere.
-// RUN: memopt-opt %S/Inputs/control.mlir --insert-dma | filecheck %s
-// RUN: memopt-opt %S/Inputs/control.mlir --insert-dma --plan-memory --verify-plan > %t.a
-// RUN: memopt-opt %S/Inputs/control.mlir --plan-memory --insert-dma --verify-plan | diff %t.a -
+// RUN: memopt-opt %S/Inputs/control.mlir --insert-dma=mode=always | filecheck %s
+// RUN: memopt-opt %S/Inputs/control.mlir --insert-dma=mode=always --plan-memory --verify-plan > %t.a
+// RUN: memopt-opt %S/Inputs/control.mlir --plan-memory --insert-dma=mode=always --verify-plan | diff %t.a -
 
 // CHECK:      memopt.dma_buffer @alloc0 size 128
 // CHECK-NEXT: memopt.dma_buffer @alloc1 size 256

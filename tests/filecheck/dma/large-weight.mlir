@@ -2,8 +2,8 @@
 // @alloc0 = the largest small weight). Under an on-chip capacity (a target field) mode=always
 // fails with a located one-line error; mode=auto leaves the largest load unpipelined (read
 // directly from off-chip) and re-plans until arena + buffers fit.
-// RUN: memopt-opt %s --plan-memory --insert-dma --verify-plan | filecheck %s
-// RUN: not memopt-opt %s --plan-memory '--insert-dma=capacity=32768' 2>&1 | filecheck %s --check-prefix=OVER
+// RUN: memopt-opt %s --plan-memory --insert-dma=mode=always --verify-plan | filecheck %s
+// RUN: not memopt-opt %s --plan-memory '--insert-dma=mode=always capacity=32768' 2>&1 | filecheck %s --check-prefix=OVER
 // RUN: memopt-opt %s --plan-memory '--insert-dma=mode=auto capacity=32768' --verify-plan 2>&1 | filecheck %s --check-prefix=FIT
 
 builtin.module {

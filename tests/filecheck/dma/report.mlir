@@ -5,10 +5,10 @@
 //   T_serial = 551 + 1176 = 1727, T_lb = max(551 + 216, 1176 + 79) = 1255.
 // Before insert-dma the schedule is the serial one.
 // RUN: memopt-opt %S/Inputs/chain.mlir --report-latency 2>&1 >/dev/null | filecheck %s --check-prefix=BEFORE
-// RUN: memopt-opt %S/Inputs/chain.mlir -p 'insert-dma,report-latency{output="%t.txt"}' > /dev/null
+// RUN: memopt-opt %S/Inputs/chain.mlir -p 'insert-dma{mode=always},report-latency{output="%t.txt"}' > /dev/null
 // RUN: filecheck %s --check-prefix=AFTER < %t.txt
 // Control flow: a loop body counts trip-count times, an if its worst branch.
-// RUN: memopt-opt %S/Inputs/control.mlir -p 'insert-dma,report-latency' 2>&1 >/dev/null | filecheck %s --check-prefix=CF
+// RUN: memopt-opt %S/Inputs/control.mlir -p 'insert-dma{mode=always},report-latency' 2>&1 >/dev/null | filecheck %s --check-prefix=CF
 // A target file, with an option overriding one of its fields.
 // RUN: memopt-opt %S/Inputs/chain.mlir -p 'report-latency{target="%S/Inputs/slow-dma.target" macs-per-cycle=64}' 2>&1 >/dev/null | filecheck %s --check-prefix=FILE
 

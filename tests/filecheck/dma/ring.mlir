@@ -7,13 +7,13 @@
 // at aligned offsets), %c's @w2 [768,1280): all three load at the Region's start. %r reads no
 // weight: no slot. %d's @w3 does not fit after 1280: it wraps to [0,128), over %a's weights, and
 // is issued right after %a has run.
-// RUN: memopt-opt %S/Inputs/chain.mlir -p 'insert-dma{ring=1280}' | filecheck %s --check-prefix=WRAP
+// RUN: memopt-opt %S/Inputs/chain.mlir -p 'insert-dma{mode=always ring=1280}' | filecheck %s --check-prefix=WRAP
 // ring=1024: %c's @w2 wraps to [0,512), over %a's and %b's weights: issued after %b; %d's @w3
 // [512,640) follows it (one channel: issue order = op order).
-// RUN: memopt-opt %S/Inputs/chain.mlir -p 'insert-dma{ring=1024}' | filecheck %s --check-prefix=SMALL
+// RUN: memopt-opt %S/Inputs/chain.mlir -p 'insert-dma{mode=always ring=1024}' | filecheck %s --check-prefix=SMALL
 // Both pass orders verify and agree; the ring is placed on-chip after the arena.
-// RUN: memopt-opt %S/Inputs/chain.mlir -p 'insert-dma{ring=1280},plan-memory,verify-plan' > %t.dma-first
-// RUN: memopt-opt %S/Inputs/chain.mlir -p 'plan-memory,insert-dma{ring=1280},verify-plan' > %t.plan-first
+// RUN: memopt-opt %S/Inputs/chain.mlir -p 'insert-dma{mode=always ring=1280},plan-memory,verify-plan' > %t.dma-first
+// RUN: memopt-opt %S/Inputs/chain.mlir -p 'plan-memory,insert-dma{mode=always ring=1280},verify-plan' > %t.plan-first
 // RUN: diff %t.dma-first %t.plan-first
 // RUN: filecheck %s --check-prefix=PLACED < %t.plan-first
 // RUN: memopt-opt %t.plan-first --report-latency 2>&1 >/dev/null | filecheck %s --check-prefix=LAT
@@ -24,31 +24,31 @@
 // ring=auto: the smallest ring (bisection) whose model eta is within 0.01 of no wrap-around's;
 // here the schedule of ring=1280 (no wrap-around needs 1408). With a capacity the ring is capped
 // by what the arena leaves: the largest ring that fits, cut to the bytes its schedule uses.
-// RUN: memopt-opt %S/Inputs/chain.mlir -p 'insert-dma{ring=auto}' 2>%t.remark | filecheck %s --check-prefix=AUTO
+// RUN: memopt-opt %S/Inputs/chain.mlir -p 'insert-dma{mode=always ring=auto}' 2>%t.remark | filecheck %s --check-prefix=AUTO
 // RUN: filecheck %s --check-prefix=AUTO-REMARK < %t.remark
-// RUN: memopt-opt %S/Inputs/chain.mlir -p 'plan-memory,insert-dma{ring=auto capacity=1088},verify-plan' 2>&1 | filecheck %s --check-prefix=CAPPED
+// RUN: memopt-opt %S/Inputs/chain.mlir -p 'plan-memory,insert-dma{mode=always ring=auto capacity=1088},verify-plan' 2>&1 | filecheck %s --check-prefix=CAPPED
 // ring-loss trades eta for bytes: no wrap-around reaches eta 0.93 here, rings of 768..1152
 // bytes 0.45, 640 bytes 0.21 (report-latency). ring-loss=0.5 accepts eta >= 0.43: 768 bytes.
-// RUN: memopt-opt %S/Inputs/chain.mlir -p 'insert-dma{ring=auto ring-loss=0.5},plan-memory,verify-plan' 2>&1 | filecheck %s --check-prefix=LOSS
-// RUN: not memopt-opt %S/Inputs/chain.mlir -p 'insert-dma{ring=1024 ring-loss=0.5}' 2>&1 | filecheck %s --check-prefix=LOSS-FIXED
-// RUN: not memopt-opt %S/Inputs/chain.mlir -p 'insert-dma{ring=auto ring-loss=1.5}' 2>&1 | filecheck %s --check-prefix=LOSS-RANGE
+// RUN: memopt-opt %S/Inputs/chain.mlir -p 'insert-dma{mode=always ring=auto ring-loss=0.5},plan-memory,verify-plan' 2>&1 | filecheck %s --check-prefix=LOSS
+// RUN: not memopt-opt %S/Inputs/chain.mlir -p 'insert-dma{mode=always ring=1024 ring-loss=0.5}' 2>&1 | filecheck %s --check-prefix=LOSS-FIXED
+// RUN: not memopt-opt %S/Inputs/chain.mlir -p 'insert-dma{mode=always ring=auto ring-loss=1.5}' 2>&1 | filecheck %s --check-prefix=LOSS-RANGE
 //
 // Regions: the ring is empty at the start of every Region (branches, nested ifs, loop bodies,
 // after a loop all start at offset 0); in a loop body the loads repeat every iteration.
-// RUN: memopt-opt %S/Inputs/control.mlir -p 'insert-dma{ring=256}' | filecheck %s --check-prefix=CF
-// RUN: memopt-opt %S/Inputs/control.mlir -p 'insert-dma{ring=256},plan-memory,verify-plan' > %t.cf
-// RUN: memopt-opt %S/Inputs/control.mlir -p 'plan-memory,insert-dma{ring=256},verify-plan' | diff %t.cf -
+// RUN: memopt-opt %S/Inputs/control.mlir -p 'insert-dma{mode=always ring=256}' | filecheck %s --check-prefix=CF
+// RUN: memopt-opt %S/Inputs/control.mlir -p 'insert-dma{mode=always ring=256},plan-memory,verify-plan' > %t.cf
+// RUN: memopt-opt %S/Inputs/control.mlir -p 'plan-memory,insert-dma{mode=always ring=256},verify-plan' | diff %t.cf -
 //
 // A weight set larger than the ring: a located error with mode=always; mode=auto reads it
 // directly off-chip (memopt.dma_skipped) and rings the others.
-// RUN: not memopt-opt %S/large-weight.mlir -p 'insert-dma{ring=1024}' 2>&1 | filecheck %s --check-prefix=TOOBIG
+// RUN: not memopt-opt %S/large-weight.mlir -p 'insert-dma{mode=always ring=1024}' 2>&1 | filecheck %s --check-prefix=TOOBIG
 // RUN: memopt-opt %S/large-weight.mlir -p 'insert-dma{ring=1024 mode=auto},plan-memory,verify-plan' 2>&1 | filecheck %s --check-prefix=SKIP
 //
 // Bad options: one located line, non-zero exit.
-// RUN: not memopt-opt %S/Inputs/chain.mlir -p 'insert-dma{ring=0}' 2>&1 | filecheck %s --check-prefix=ZERO
-// RUN: not memopt-opt %S/Inputs/chain.mlir -p 'insert-dma{ring=abc}' 2>&1 | filecheck %s --check-prefix=ABC
-// RUN: not memopt-opt %S/Inputs/chain.mlir -p 'insert-dma{ring=1024 buffers=2}' 2>&1 | filecheck %s --check-prefix=BOTH
-// RUN: not memopt-opt %S/Inputs/chain.mlir -p 'plan-memory,insert-dma{ring=2000 capacity=1088}' 2>&1 | filecheck %s --check-prefix=OVER
+// RUN: not memopt-opt %S/Inputs/chain.mlir -p 'insert-dma{mode=always ring=0}' 2>&1 | filecheck %s --check-prefix=ZERO
+// RUN: not memopt-opt %S/Inputs/chain.mlir -p 'insert-dma{mode=always ring=abc}' 2>&1 | filecheck %s --check-prefix=ABC
+// RUN: not memopt-opt %S/Inputs/chain.mlir -p 'insert-dma{mode=always ring=1024 buffers=2}' 2>&1 | filecheck %s --check-prefix=BOTH
+// RUN: not memopt-opt %S/Inputs/chain.mlir -p 'plan-memory,insert-dma{mode=always ring=2000 capacity=1088}' 2>&1 | filecheck %s --check-prefix=OVER
 
 // WRAP:      memopt.dma_buffer @ring size 1280
 // WRAP:      func.func @main

@@ -2,7 +2,7 @@
 // (weights off-chip in space 1: the staging buffers are arena bytes), never over a buffer
 // the plan placed; a recorded memopt.arena_size that does not describe the arena is refused,
 // located, rather than trusted.
-// RUN: memopt-opt %s --insert-dma -o %t.mlir
+// RUN: memopt-opt %s --insert-dma=mode=always -o %t.mlir
 // RUN: filecheck %s < %t.mlir
 // RUN: iree-opt %t.mlir > /dev/null
 // RUN: memopt-opt %t.mlir --verify-plan > /dev/null
@@ -17,10 +17,10 @@
 // CHECK-NEXT: %tags = memref.view %arena[%[[OT]]][] {memopt.staging} : memref<264xi8> to memref<2xi32>
 //
 // A recorded size below the bytes the views use: the view past it is named.
-// RUN: sed -e 's/memopt.arena_size = 128/memopt.arena_size = 64/' %s | not memopt-opt --insert-dma 2>&1 | filecheck %s --check-prefix=SHORT
+// RUN: sed -e 's/memopt.arena_size = 128/memopt.arena_size = 64/' %s | not memopt-opt --insert-dma=mode=always 2>&1 | filecheck %s --check-prefix=SHORT
 // SHORT: {{^}}memopt-opt: error: <stdin>:[[# @LINE + 12]]:3: insert-dma: '@main' records memopt.arena_size = 64 but this view of its arena ends at byte 128: the plan does not hold (plan the unplanned program again){{$}}
 // A recorded size above the arena itself.
-// RUN: sed -e 's/memopt.arena_size = 128/memopt.arena_size = 4096/' %s | not memopt-opt --insert-dma 2>&1 | filecheck %s --check-prefix=LONG
+// RUN: sed -e 's/memopt.arena_size = 128/memopt.arena_size = 4096/' %s | not memopt-opt --insert-dma=mode=always 2>&1 | filecheck %s --check-prefix=LONG
 // LONG: {{^}}memopt-opt: error: <stdin>:[[# @LINE + 4]]:1: insert-dma: '@main' records memopt.arena_size = 4096, more than its 128-byte arena: the plan does not hold (plan the unplanned program again){{$}}
 memref.global "private" constant @w : memref<64xi8, 1> = dense<1>
 memref.global "private" constant @b : memref<64xi8, 1> = dense<2>

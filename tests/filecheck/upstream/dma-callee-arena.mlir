@@ -1,13 +1,13 @@
 // A planned function that takes its arena as an argument from callers in the module (plan-memory
 // plans over the call graph) keeps its signature: its staging buffers are allocs, said in a
 // remark, and the program still verifies and runs; in the other order plan-memory places them.
-// RUN: memopt-opt %s --plan-memory --insert-dma -o %t.mlir 2>%t.err
+// RUN: memopt-opt %s --plan-memory --insert-dma=mode=always -o %t.mlir 2>%t.err
 // RUN: filecheck %s < %t.mlir
 // RUN: filecheck %s --check-prefix=REMARK < %t.err
 // RUN: iree-opt %t.mlir > /dev/null
 // RUN: memopt-opt %t.mlir --verify-plan > /dev/null
 // RUN: memopt-run %t.mlir --check | filecheck %s --check-prefix=EXEC
-// RUN: memopt-opt %s --insert-dma --plan-memory 2>/dev/null | iree-opt > /dev/null
+// RUN: memopt-opt %s --insert-dma=mode=always --plan-memory 2>/dev/null | iree-opt > /dev/null
 // REMARK: {{^}}insert-dma: remark: {{.*}}dma-callee-arena.mlir:[[# @LINE + 10]]:1: '@sub' takes its arena as an argument from callers in this module: its staging buffers are allocs (growing the arena would change the callers' view){{$}}
 // CHECK:      func.func @sub(%x: memref<16xf32>, %y: memref<16xf32>, %arena: memref<64xi8>)
 // CHECK-NEXT: %alloc0 = memref.alloc() {memopt.staging} : memref<64xi8>

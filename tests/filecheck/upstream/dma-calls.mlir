@@ -2,10 +2,10 @@
 // called on its on-chip variant (a kernel library builds one per memory space); a function
 // defined in the module keeps its signature, the staged copy cast back to its parameter's
 // memory space.
-// RUN: memopt-opt %s --plan-memory --insert-dma -o %t.mlir 2>/dev/null
+// RUN: memopt-opt %s --plan-memory --insert-dma=mode=always -o %t.mlir 2>/dev/null
 // RUN: filecheck %s < %t.mlir
 // RUN: iree-opt %t.mlir > /dev/null
-// RUN: memopt-opt %s --insert-dma --plan-memory 2>/dev/null | iree-opt > /dev/null
+// RUN: memopt-opt %s --insert-dma=mode=always --plan-memory 2>/dev/null | iree-opt > /dev/null
 // RUN: memopt-run %t.mlir --check | filecheck %s --check-prefix=EXEC
 // EXEC: @main: planned execution matches unplanned
 // CHECK:      func.func private @kernel_onchip(memref<4xf32, 1 : i64>, memref<2x4xf32>)

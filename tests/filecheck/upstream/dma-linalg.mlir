@@ -3,7 +3,7 @@
 // control flow), the staging buffers and tags go to an on-chip space of their own (said in a
 // remark), and each transfer copies a whole global into a view of its own type, so the count —
 // elements of the source's element type — is exact for f32, i32 and i8 globals alike.
-// RUN: memopt-opt %s --plan-memory --insert-dma -o %t.mlir 2>%t.err
+// RUN: memopt-opt %s --plan-memory --insert-dma=mode=always -o %t.mlir 2>%t.err
 // RUN: filecheck %s < %t.mlir
 // RUN: filecheck %s --check-prefix=REMARK < %t.err
 // REMARK: {{^}}insert-dma: remark: weights in the default memory space (the arena's): staging buffers and transfer tags in memory space 1, an on-chip memory of their own (staging-space=N chooses another){{$}}
@@ -55,7 +55,7 @@
 // UP-NEXT: linalg.broadcast ins(%[[W2]] : memref<16xf32, 1>)
 //
 // The other order: insert-dma first, then plan-memory gives the staging space its own arena.
-// RUN: memopt-opt %s --insert-dma --plan-memory 2>/dev/null -o %t.first.mlir
+// RUN: memopt-opt %s --insert-dma=mode=always --plan-memory 2>/dev/null -o %t.first.mlir
 // RUN: filecheck %s --check-prefix=FIRST < %t.first.mlir
 // RUN: iree-opt %t.first.mlir > /dev/null
 // FIRST: memopt.space_arena_sizes = {"1" = 2576 : i64}
@@ -65,14 +65,14 @@
 //
 // staging-space=N chooses the space (no remark); N must hold no weight: 0, the default space
 // where these weights are, is a located one-line error naming the first one.
-// RUN: memopt-opt %s --plan-memory --insert-dma=staging-space=3 2>%t.three.err | filecheck %s --check-prefix=THREE
+// RUN: memopt-opt %s --plan-memory '--insert-dma=mode=always staging-space=3' 2>%t.three.err | filecheck %s --check-prefix=THREE
 // RUN: not grep remark %t.three.err
 // THREE: %alloc0 = memref.alloc() {memopt.staging} : memref<512xi8, 3 : i64>
 // THREE: %tags = memref.alloc() {memopt.staging} : memref<4xi32, 3 : i64>
-// RUN: memopt-opt %s --plan-memory --insert-dma=staging-space=3 | iree-opt > /dev/null
-// RUN: not memopt-opt %s --insert-dma=staging-space=0 2>&1 | filecheck %s --check-prefix=ZERO
+// RUN: memopt-opt %s --plan-memory '--insert-dma=mode=always staging-space=3' | iree-opt > /dev/null
+// RUN: not memopt-opt %s '--insert-dma=mode=always staging-space=0' 2>&1 | filecheck %s --check-prefix=ZERO
 // ZERO: {{^}}memopt-opt: error: {{.*}}dma-linalg.mlir:[[# @LINE + 21]]:3: insert-dma: staging-space=0 is the memory space of weight @w (memref.dma_start copies between memory spaces; choose another or leave it unset){{$}}
-// RUN: not memopt-opt %s --insert-dma=staging-space=x 2>&1 | filecheck %s --check-prefix=WORD
+// RUN: not memopt-opt %s '--insert-dma=mode=always staging-space=x' 2>&1 | filecheck %s --check-prefix=WORD
 // WORD: {{^}}memopt-opt: error: {{.*}}option 'staging-space' does not take 'x' (values: integer >= 0 (unset: auto {{.*}}){{$}}
 
 memref.global "private" constant @w : memref<8x16xf32> = dense<1.000000e+00>

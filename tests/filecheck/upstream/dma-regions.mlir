@@ -3,11 +3,11 @@
 // branches and scf.for bodies are Regions of their own (the ping-pong restarts in each, a loop
 // body loads every iteration); a Region inside scf.parallel, whose iterations may overlap, is
 // left unstreamed with a located remark.
-// RUN: memopt-opt %s --plan-memory --insert-dma -o %t.mlir 2>%t.err
+// RUN: memopt-opt %s --plan-memory --insert-dma=mode=always -o %t.mlir 2>%t.err
 // RUN: filecheck %s < %t.mlir
 // RUN: filecheck %s --check-prefix=REMARK < %t.err
 // RUN: iree-opt %t.mlir > /dev/null
-// RUN: memopt-opt %s --insert-dma --plan-memory 2>/dev/null | iree-opt > /dev/null
+// RUN: memopt-opt %s --insert-dma=mode=always --plan-memory 2>/dev/null | iree-opt > /dev/null
 //
 // Region @main/0: the matmul loads into alloc0, the generic (a body, no control flow) into alloc1.
 // CHECK:      "memref.dma_start"{{.*}} : (memref<16x16xf32>, index, index, memref<16x16xf32, 1 : i64>,

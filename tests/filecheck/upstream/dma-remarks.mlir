@@ -1,6 +1,6 @@
 // Nothing is left unstreamed silently: every read of a constant global insert-dma does not
 // stream gets a located remark saying why, and the rest of the program is streamed as usual.
-// RUN: memopt-opt %s --plan-memory --insert-dma -o %t.mlir 2>%t.err
+// RUN: memopt-opt %s --plan-memory --insert-dma=mode=always -o %t.mlir 2>%t.err
 // RUN: filecheck %s --check-prefix=REMARK < %t.err
 // RUN: filecheck %s < %t.mlir
 // RUN: iree-opt %t.mlir > /dev/null
@@ -29,7 +29,7 @@
 // CHECK:      func.return
 //
 // Running the pass again changes nothing: @main has nothing left to stream, @pre says why not.
-// RUN: memopt-opt %t.mlir --insert-dma 2>%t.again.err | filecheck %s --check-prefix=AGAIN
+// RUN: memopt-opt %t.mlir --insert-dma=mode=always 2>%t.again.err | filecheck %s --check-prefix=AGAIN
 // RUN: filecheck %s --check-prefix=AGAINREMARK < %t.again.err
 // AGAIN-COUNT-2: "memref.dma_start"
 // AGAIN-NOT:     "memref.dma_start"
