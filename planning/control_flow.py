@@ -49,7 +49,7 @@ The solutions' ``strategy`` reads ``"<strategy>/<mode>"``, with the mode whose l
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Sequence
 
 from .problem import Buffer, Overwrite, Path, PlanningError, Problem, Solution
@@ -155,7 +155,8 @@ def branch_tree(problem: Problem, spans: Iterable[IfSpan]) -> BranchTree:
 PlanLevel = Callable[[Problem], Solution]
 
 
-def merge_plan(problem: Problem, spans: Iterable[IfSpan], plan_level: PlanLevel) -> Solution:
+def merge_plan(problem: Problem, spans: Iterable[IfSpan], plan_level: PlanLevel,
+               tree: BranchTree | None = None) -> Solution:
     """The LUNA paper's Algorithm 2 with ``plan_level`` planning every nesting level (see module doc).
 
     The result is valid for the jointly numbered ``problem``: two tensors of one level are
@@ -164,7 +165,8 @@ def merge_plan(problem: Problem, spans: Iterable[IfSpan], plan_level: PlanLevel)
     tensors of different branches of one ``if`` are exclusive. Each region is aligned to the
     largest alignment it contains, so branch-local aligned offsets stay aligned.
     """
-    tree = branch_tree(problem, spans)
+    if tree is None:
+        tree = branch_tree(problem, spans)
     names = {b.id for b in problem.buffers}
     top_name = ""
     overwrites_at: dict[Path, list[Overwrite]] = defaultdict(list)  # those between buffers of one node
@@ -194,8 +196,10 @@ def merge_plan(problem: Problem, spans: Iterable[IfSpan], plan_level: PlanLevel)
         if not own and not regions:
             return 0, 1
         local = {g: j for j, g in enumerate(own)}
-        buffers = [problem.buffers[g] for g in own] + [
-            Buffer(region_id(s.if_id), h, s.start, s.end, a, node) for s, h, a in regions
+        # One level's buffers share one path: planned on the top path, where no two are
+        # exclusive alike (and a path's depth costs nothing per buffer).
+        buffers = [replace(problem.buffers[g], path=()) for g in own] + [
+            Buffer(region_id(s.if_id), h, s.start, s.end, a) for s, h, a in regions
         ]
         overwrites = [Overwrite(local[w.child], local[w.parent], w.offset) for w in overwrites_at.get(node, ())]
         sol = plan_level(Problem.of(buffers, overwrites))
@@ -233,8 +237,9 @@ def merge(problem: Problem, spans: Sequence[IfSpan], strategy: Strategy) -> Solu
     """
     members = strategy.members() if isinstance(strategy, Best) else [strategy]
     chosen: Solution | None = None
+    tree = branch_tree(problem, spans)
     for member in members:
-        sol = merge_plan(problem, spans, member.plan)
+        sol = merge_plan(problem, spans, member.plan, tree)
         if chosen is None or sol.height < chosen.height:
             chosen = Solution(sol.offsets, sol.height, member.name)
     assert chosen is not None
