@@ -288,15 +288,17 @@ class Interpreter:
             dst[lo:hi] = out[lo:hi]
 
     @staticmethod
-    def _check_promised(op, kind, r, dst: np.ndarray, ins, datas, hint: int) -> None:
-        """A result written over input bytes the op does not take in place is a plan error whatever
-        the kernel computes: without an ``inplace`` hint a kernel may write its result (an
-        accumulator's zeros, a scratch pass) before it reads that input. The hint covers the
-        bytes of the input it names, whichever operand reads them (a view of it, say)."""
+    def _over_its_input(op, kind, r, dst: np.ndarray, ins, datas, hint: int) -> bool:
+        """Whether result ``r``'s storage ``dst`` overlaps an input — allowed only over the bytes of
+        the input its ``inplace`` hint names, whichever operand reads them (a view of it, say).
+        Anything else is a plan error whatever the kernel computes: without the hint a kernel may
+        write its result (an accumulator's zeros, a scratch pass) before it reads that input."""
         promised = _span(datas[hint]) if 0 <= hint < len(datas) else None
+        over = False
         for v, d in zip(ins, datas):
             if not np.shares_memory(dst, d):
                 continue
+            over = True
             if promised is not None:
                 shared = _overlap(_span(dst), _span(d))
                 if shared is not None and promised[0] <= shared[0] and shared[1] <= promised[1]:
@@ -306,6 +308,7 @@ class Interpreter:
                 f"take in place (no inplace hint for it): a kernel may write its result before it reads that input",
                 op,
             )
+        return over
 
     def exec_compute(self, op: Operation, kind: str) -> None:
         """A compute op, or any unknown op without regions (treated as an opaque compute)."""
@@ -317,17 +320,16 @@ class Interpreter:
         if "axis" in attrs:
             attrs["axis"] = getattr(attrs["axis"], "data", attrs["axis"])
         out_infos = [tensor_info(r.type) for r in res]
-        outs = kernels.compute(kind, self.ident[op], datas, in_infos, out_infos, attrs, _inplace_hint(op))
-        dsts = []
         hints = _inplace_hint(op)
+        outs = kernels.compute(kind, self.ident[op], datas, in_infos, out_infos, attrs, hints)
+        dsts = []
         for k, (r, data) in enumerate(zip(res, outs)):
             dst = self.memory.result(op, r.index)
-            self._check_promised(op, kind, r, dst, ins, datas, hints[k] if k < len(hints) else -1)
-            if any(np.shares_memory(dst, d) for d in datas):
-                # Written over an input (in place, or a plan error): a real kernel writes its
-                # output element by element while it still reads, so emulate that — each chunk
-                # of the output is computed from the inputs as they are *now* — and a kernel
-                # whose element i reads more than input element i sees its own writes.
+            if self._over_its_input(op, kind, r, dst, ins, datas, hints[k] if k < len(hints) else -1):
+                # Written over its in-place input: a real kernel writes its output element by
+                # element while it still reads, so emulate that — each chunk of the output is
+                # computed from the inputs as they are *now* — and a kernel whose element i reads
+                # more than input element i sees its own writes.
                 self._write_in_order(op, kind, ins, in_infos, out_infos, r, dst, attrs)
             else:
                 dst[:] = data

@@ -217,7 +217,7 @@ def _yield_aliases(body: Block) -> dict[SSAValue, SSAValue]:
 _NOT_NESTED = object()
 
 
-def _use_step(user: Operation, home: Block, num: Numbering, between: dict | None = None) -> int | None:
+def _use_step(user: Operation, home: Block, num: Numbering, between: dict) -> int | None:
     """The step at which ``user`` reads a value defined in ``home`` (None: not nested in it).
 
     The user's own step when only ``if`` ops lie between it and ``home``; otherwise the end
@@ -227,7 +227,7 @@ def _use_step(user: Operation, home: Block, num: Numbering, between: dict | None
     """
     if user.parent_block() is home:
         return num.begin[user]
-    loop = _outermost_between(user.parent_block(), home, {} if between is None else between)
+    loop = _outermost_between(user.parent_block(), home, between)
     if loop is _NOT_NESTED:
         return None
     return num.begin[user] if loop is None else num.end[loop]

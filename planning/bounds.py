@@ -27,8 +27,8 @@ def live_profile(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
 
 
 def distinct_times(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """The distinct interval endpoints, sorted (``np.unique`` without its import of ``numpy.ma``,
-    a tenth of a tool's start-up)."""
+    """The distinct interval endpoints, sorted: ``np.unique`` without its import of ``numpy.ma``,
+    which every tool would pay at start-up."""
     times = np.sort(np.concatenate([starts, ends]))
     if len(times) < 2:
         return times

@@ -196,8 +196,8 @@ def merge_plan(problem: Problem, spans: Iterable[IfSpan], plan_level: PlanLevel,
         if not own and not regions:
             return 0, 1
         local = {g: j for j, g in enumerate(own)}
-        # One level's buffers share one path: planned on the top path, where no two are
-        # exclusive alike (and a path's depth costs nothing per buffer).
+        # One level's buffers share one path, so none is exclusive of another: planned on the
+        # top path, where that holds too and a path's depth costs nothing per buffer.
         buffers = [replace(problem.buffers[g], path=()) for g in own] + [
             Buffer(region_id(s.if_id), h, s.start, s.end, a) for s, h, a in regions
         ]
