@@ -21,6 +21,7 @@ from xdsl.irdl import IRDLOperation
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 from xdsl.utils.lexer import Span
+from memopt.dialects.isolation import linear_isolation
 from memopt.dialects.walk import walk, walk_regions_first
 
 _LOCATIONS: "weakref.WeakKeyDictionary[Operation, tuple[int, int]]" = (
@@ -390,6 +391,14 @@ def _redefinition(table: Operation, msg: str) -> Operation | None:
 def verify_located(module: ModuleOp) -> None:
     """Verify ``module`` op by op (innermost first) and raise a MemoptError located at
     the first op that fails to verify."""
+    with linear_isolation():
+        _verify_ops(module)
+    check_type_sizes(module)
+    check_dominance(module)
+    check_structure(module)
+
+
+def _verify_ops(module: ModuleOp) -> None:
     for op in walk_regions_first(module):
         try:
             op.verify(verify_nested_ops=False)
@@ -403,9 +412,6 @@ def verify_located(module: ModuleOp) -> None:
                 msg = msg[len(name) + 3 :]
             msg = _clear_wording(msg)
             raise MemoptError(f"'{name}' op {msg}", _redefinition(op, msg) or op) from e
-    check_type_sizes(module)
-    check_dominance(module)
-    check_structure(module)
 
 
 def check_structure(module: ModuleOp) -> None:

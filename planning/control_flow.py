@@ -50,11 +50,23 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, replace
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, Sequence, TypeVar
 
 from .problem import Buffer, Overwrite, Path, PlanningError, Problem, Solution
 from .strategies import Best, OrderedFirstFit, Strategy, polished
 from .validate import find_conflicts
+
+T = TypeVar("T")
+
+
+Node = tuple[int, int] | None
+"""A block of the branch tree: its path's last step ``(if_id, k)`` (an ``if`` id is unique, so the
+step names the branch), ``None`` for the top level. A node is hashed in O(1), where its path costs
+its depth."""
+
+
+def node_of(path: Path) -> Node:
+    return path[-1] if path else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,17 +87,18 @@ class IfSpan:
     end: int
     branches: int = 2
 
-    def branch(self, k: int) -> Path:
-        return self.path + ((self.if_id, k),)
+    def branch(self, k: int) -> Node:
+        """The node of the ``if``'s branch ``k``."""
+        return (self.if_id, k)
 
 
 @dataclass(frozen=True)
 class BranchTree:
-    """The nesting of a problem's buffers: a node is a branch path (``()`` is the top level)."""
+    """The nesting of a problem's buffers, by :data:`Node`."""
 
-    own: dict[Path, tuple[int, ...]]
-    """Buffer indices whose path is exactly the node (the tensors *at that depth*)."""
-    ifs: dict[Path, tuple[IfSpan, ...]]
+    own: dict[Node, tuple[int, ...]]
+    """Buffer indices whose path ends at the node (the tensors *at that depth*)."""
+    ifs: dict[Node, tuple[IfSpan, ...]]
     """The ``if`` ops directly inside each node, in start order."""
 
     def depth(self) -> int:
@@ -93,27 +106,54 @@ class BranchTree:
         return max((len(s.path) + 1 for spans in self.ifs.values() for s in spans), default=0)
 
 
-class _KnownPaths:
-    """Which paths name real branches: each step ``(if_id, k)`` an ``if`` whose own path is the
-    steps before it, with a branch ``k``. Each path is checked once from its longest known
-    prefix, so deep nesting costs its size, not its depth squared per buffer."""
+def _memoised_down(node: Node, known: dict[Node, T], parent: Callable[[Node], Node],
+                   step: Callable[[T, Node], T]) -> T:
+    """``known[node]`` where a node's value is ``step(value of its parent, node)`` and ``known``
+    holds the top's: each node's value is computed once, so asking for every node costs the
+    tree's size, not its depth per node."""
+    todo = []
+    while node not in known:
+        todo.append(node)
+        node = parent(node)
+    for n in reversed(todo):
+        known[n] = step(known[node], n)
+        node = n
+    return known[node]
+
+
+def _ends_at_its_if(path: Path, by_id: dict[int, IfSpan]) -> bool:
+    """Whether ``path``'s last step ``(if_id, k)`` names an ``if`` with a branch ``k`` whose own
+    path is the steps before it. Holding for every span's path and a buffer's path, it holds for
+    every prefix too (each prefix ends at a span's path, strictly shorter), so no path is walked
+    step by step: a shared prefix compares by identity."""
+    if not path:
+        return True
+    if_id, k = path[-1]
+    s = by_id.get(if_id)
+    return s is not None and 0 <= k < s.branches and len(path) == len(s.path) + 1 and path[:-1] == s.path
+
+
+class _Inside:
+    """Checks that a buffer lives inside the span of every ``if`` on its path, against the
+    intersection of those spans: computed once per node, not once per buffer and depth."""
 
     def __init__(self, by_id: dict[int, IfSpan]):
         self.by_id = by_id
-        self.known: dict[Path, bool] = {(): True}
+        self.windows: dict[Node, tuple[int, int]] = {None: (-(1 << 62), 1 << 62)}
 
-    def valid(self, path: Path) -> bool:
-        todo = []
-        while path not in self.known:
-            todo.append(path)
-            path = path[:-1]
-        ok = self.known[path]
-        for p in reversed(todo):
-            if ok:
-                s = self.by_id.get(p[-1][0])
-                ok = s is not None and s.path == p[:-1] and 0 <= p[-1][1] < s.branches
-            self.known[p] = ok
-        return ok
+    def _parent(self, n: Node) -> Node:
+        return node_of(self.by_id[n[0]].path)
+
+    def _narrowed(self, window: tuple[int, int], n: Node) -> tuple[int, int]:
+        s = self.by_id[n[0]]
+        return max(window[0], s.start), min(window[1], s.end)
+
+    def check(self, b: Buffer) -> None:
+        lo, hi = _memoised_down(node_of(b.path), self.windows, self._parent, self._narrowed)
+        if lo <= b.start and b.end <= hi:
+            return
+        s = next(self.by_id[i] for i, _ in b.path if b.start < self.by_id[i].start or b.end > self.by_id[i].end)
+        raise PlanningError(f"buffer '{b.id}' [{b.start}, {b.end}) lives outside its if's span [{s.start}, {s.end})")
 
 
 def branch_tree(problem: Problem, spans: Iterable[IfSpan]) -> BranchTree:
@@ -123,29 +163,24 @@ def branch_tree(problem: Problem, spans: Iterable[IfSpan]) -> BranchTree:
     the span does not have, or lives outside its ``if``'s span.
     """
     by_id: dict[int, IfSpan] = {}
-    ifs: dict[Path, list[IfSpan]] = defaultdict(list)
+    ifs: dict[Node, list[IfSpan]] = defaultdict(list)
     for s in spans:
         if s.if_id in by_id:
             raise PlanningError(f"duplicate span for if {s.if_id}")
         if s.end <= s.start or s.branches < 1:
             raise PlanningError(f"if {s.if_id}: empty span [{s.start}, {s.end})")
         by_id[s.if_id] = s
-        ifs[s.path].append(s)
-    known = _KnownPaths(by_id)
+        ifs[node_of(s.path)].append(s)
     for s in by_id.values():
-        if not known.valid(s.path):
+        if not _ends_at_its_if(s.path, by_id):
             raise PlanningError(f"if {s.if_id}: path {s.path} names an unknown branch")
-    own: dict[Path, list[int]] = defaultdict(list)
+    own: dict[Node, list[int]] = defaultdict(list)
+    inside = _Inside(by_id)
     for i, b in enumerate(problem.buffers):
-        if not known.valid(b.path):
+        if not _ends_at_its_if(b.path, by_id):
             raise PlanningError(f"buffer '{b.id}': path {b.path} names an unknown branch")
-        for if_id, _ in b.path:
-            s = by_id[if_id]
-            if b.start < s.start or b.end > s.end:
-                raise PlanningError(
-                    f"buffer '{b.id}' [{b.start}, {b.end}) lives outside its if's span [{s.start}, {s.end})"
-                )
-        own[b.path].append(i)
+        inside.check(b)
+        own[node_of(b.path)].append(i)
     return BranchTree(
         {p: tuple(v) for p, v in own.items()},
         {p: tuple(sorted(v, key=lambda s: (s.start, s.if_id))) for p, v in ifs.items()},
@@ -169,10 +204,10 @@ def merge_plan(problem: Problem, spans: Iterable[IfSpan], plan_level: PlanLevel,
         tree = branch_tree(problem, spans)
     names = {b.id for b in problem.buffers}
     top_name = ""
-    overwrites_at: dict[Path, list[Overwrite]] = defaultdict(list)  # those between buffers of one node
+    overwrites_at: dict[Node, list[Overwrite]] = defaultdict(list)  # those between buffers of one node
     for w in problem.overwrites:
         if problem.buffers[w.child].path == problem.buffers[w.parent].path:
-            overwrites_at[problem.buffers[w.child].path].append(w)
+            overwrites_at[node_of(problem.buffers[w.child].path)].append(w)
     relative: dict[int, int] = {}  # buffer -> its offset within its node
     region_at: dict[int, int] = {}  # if id -> its region's offset within the node holding the if
 
@@ -182,7 +217,7 @@ def merge_plan(problem: Problem, spans: Iterable[IfSpan], plan_level: PlanLevel,
             rid += "'"
         return rid
 
-    def plan_node(node: Path) -> tuple[int, int]:
+    def plan_node(node: Node) -> tuple[int, int]:
         """(height, alignment) of the node's subtree; records the offsets within the node."""
         nonlocal top_name
         own = tree.own.get(node, ())
@@ -203,7 +238,7 @@ def merge_plan(problem: Problem, spans: Iterable[IfSpan], plan_level: PlanLevel,
         ]
         overwrites = [Overwrite(local[w.child], local[w.parent], w.offset) for w in overwrites_at.get(node, ())]
         sol = plan_level(Problem.of(buffers, overwrites))
-        if node == ():
+        if node is None:
             top_name = sol.strategy
         for j, g in enumerate(own):
             relative[g] = sol.offsets[j]
@@ -211,20 +246,14 @@ def merge_plan(problem: Problem, spans: Iterable[IfSpan], plan_level: PlanLevel,
             region_at[s.if_id] = sol.offsets[len(own) + r]
         return sol.height, max(b.alignment for b in buffers)
 
-    plan_node(())
-    base: dict[Path, int] = {(): 0}
+    plan_node(None)
+    parent = {(s.if_id, k): node_of(s.path) for spans_ in tree.ifs.values() for s in spans_ for k in range(s.branches)}
+    base: dict[Node, int] = {None: 0}  # a node's offset in the arena: its ancestors' regions summed
 
-    def node_base(path: Path) -> int:
-        """A node's offset in the arena: its ancestors' region offsets, summed once per node."""
-        todo = []
-        while path not in base:
-            todo.append(path)
-            path = path[:-1]
-        for p in reversed(todo):
-            base[p] = base[p[:-1]] + region_at[p[-1][0]]
-        return base[todo[0]] if todo else base[path]
+    def node_base(node: Node) -> int:
+        return _memoised_down(node, base, parent.__getitem__, lambda b, n: b + region_at[n[0]])
 
-    offsets = [relative[i] + node_base(b.path) for i, b in enumerate(problem.buffers)]
+    offsets = [relative[i] + node_base(node_of(b.path)) for i, b in enumerate(problem.buffers)]
     return Solution.of(problem, offsets, top_name)
 
 
@@ -361,6 +390,6 @@ def flat_problem(problem: Problem) -> Problem:
 
 
 __all__ = [
-    "BranchTree", "IfSpan", "OuterFirst", "branch_tree", "flat_problem", "merge", "merge_plan", "plan_joint",
+    "BranchTree", "IfSpan", "Node", "OuterFirst", "branch_tree", "flat_problem", "merge", "merge_plan", "node_of", "plan_joint",
     "plan_merge", "unpolished", "with_mode",
 ]

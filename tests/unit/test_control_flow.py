@@ -24,7 +24,7 @@ from memopt.planning import (
     max_live, nested_lower_bound, validate,
 )
 from memopt.planning.control_flow import (
-    IfSpan, branch_tree, flat_problem, merge, merge_plan, plan_joint, plan_merge, unpolished,
+    IfSpan, branch_tree, flat_problem, merge, merge_plan, node_of, plan_joint, plan_merge, unpolished,
 )
 from memopt.planning.search import climb
 
@@ -85,7 +85,7 @@ def test_branch_tree_groups_by_depth_and_rejects_inconsistent_spans():
     tree = branch_tree(p, spans)
     assert sorted(i for own in tree.own.values() for i in own) == list(range(len(p)))
     for node, own in tree.own.items():
-        assert all(p.buffers[i].path == node for i in own)
+        assert all(node_of(p.buffers[i].path) == node for i in own)
 
     bad = Problem.of([Buffer("t", 8, 1, 3, path=((0, 0),))])
     with pytest.raises(PlanningError, match="unknown branch"):
@@ -99,6 +99,43 @@ def test_branch_tree_groups_by_depth_and_rejects_inconsistent_spans():
 def test_depth_counts_nested_ifs():
     spans = [IfSpan(0, (), 0, 10), IfSpan(1, ((0, 1),), 1, 8), IfSpan(2, ((0, 1), (1, 0)), 2, 6)]
     assert branch_tree(Problem.of([]), spans).depth() == 3
+
+
+class _CountedId(int):
+    """An if id that counts how often it is hashed: a path of depth d hashes d of them."""
+
+    hashes = 0
+
+    def __hash__(self) -> int:
+        _CountedId.hashes += 1
+        return int.__hash__(self)
+
+
+def _nested_chain(depth: int) -> tuple[Problem, list[IfSpan]]:
+    """``depth`` ifs nested in each other's branch 0, one tensor in each branch."""
+    buffers, spans, path = [], [], ()
+    end = 4 * depth + 4
+    for i in range(depth):
+        if_id = _CountedId(i)
+        spans.append(IfSpan(if_id, path, i + 1, end - i))
+        inner, other = path + ((if_id, 0),), path + ((if_id, 1),)
+        buffers.append(Buffer(f"a{i}", 16, i + 1, i + 2, path=inner))
+        buffers.append(Buffer(f"b{i}", 8, i + 1, end - i, path=other))
+        path = inner
+    return Problem.of(buffers), spans
+
+
+def test_deep_nesting_plans_in_time_linear_in_depth():
+    """Each node of the branch tree is looked up by its last step, not by its whole path: a
+    path hashed per node makes the merge quadratic in depth (3,000 nested ifs took minutes)."""
+    counts = {}
+    for depth in (50, 200):
+        problem, spans = _nested_chain(depth)
+        _CountedId.hashes = 0
+        sol = merge(problem, spans, make_strategy("large-first"))
+        assert not find_conflicts(problem, sol.offsets)
+        counts[depth] = _CountedId.hashes
+    assert counts[200] < 6 * counts[50], counts  # 4x for linear work, 16x for quadratic
 
 
 # --------------------------------------------------------------------------- Algorithm 2
