@@ -79,6 +79,7 @@ class Aim:
         self._offsets: list[int] | None = None
         self._error: BaseException | None = None
         self._handle = cpsat.SolverHandle()
+        cpsat.load()  # here, not in the thread: see cpsat.load
         self._thread = threading.Thread(target=self._run, daemon=True, name="memopt-aim")
         self._thread.start()
 
@@ -88,6 +89,10 @@ class Aim:
         if self._error is not None:
             raise self._error
         return self._offsets
+
+    def fitted(self) -> bool:
+        """Whether an attempt has fitted already (without waiting for the outcome)."""
+        return self._offsets is not None
 
     def stop(self) -> None:
         """Abandon the attempts (the portfolio reached the bound by itself)."""

@@ -79,6 +79,13 @@ def available() -> bool:
         return False
 
 
+def load() -> None:
+    """Import OR-Tools now (about 0.6 s). Why a caller would: an import in a background thread
+    competes for the GIL with whatever the main thread computes meanwhile, and takes several
+    times as long."""
+    import ortools.sat.python.cp_model  # noqa: F401
+
+
 @dataclass(frozen=True)
 class Fit:
     """Outcome of one CP-SAT run: ``status`` is FIT (``offsets`` set), INFEASIBLE (proven) or

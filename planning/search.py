@@ -119,7 +119,7 @@ import itertools
 import random
 import sys
 import time
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -156,31 +156,37 @@ class _Abort(Exception):
     pass
 
 
-class _Work:
-    """Counts work against a cap and a wall-clock deadline (the deadline is a hard stop only)."""
+Stop = Callable[[], bool]
+"""Asked now and then during counted work: True abandons the work (its result is then unused)."""
 
-    def __init__(self, cap: int, deadline: float) -> None:
+
+class _Work:
+    """Counts work against a cap and a wall-clock deadline (the deadline is a hard stop only);
+    ``stop``, when given, is asked at the same points as the clock."""
+
+    def __init__(self, cap: int, deadline: float, stop: Stop | None = None) -> None:
         self.cap = cap
         self.used = 0
         self.deadline = deadline
+        self.stop = stop
         self._next_clock = 0
 
     def spend(self, units: int = 1) -> bool:
-        """Record work; False once the cap or the deadline is reached."""
+        """Record work; False once the cap or the deadline is reached, or ``stop`` says so."""
         self.used += units
         if self.used >= self.cap:
             return False
         if self.used >= self._next_clock:
             self._next_clock = self.used + 256
-            if time.perf_counter() >= self.deadline:
+            if time.perf_counter() >= self.deadline or (self.stop is not None and self.stop()):
                 self.cap = self.used  # stay exhausted
                 return False
         return True
 
     def charge(self, units: int) -> None:
-        """Account for work done by a sub-budget (and notice a passed deadline)."""
+        """Account for work done by a sub-budget (and notice a passed deadline or a stop)."""
         self.used += units
-        if time.perf_counter() >= self.deadline:
+        if time.perf_counter() >= self.deadline or (self.stop is not None and self.stop()):
             self.cap = min(self.cap, self.used)
 
     @property
@@ -633,20 +639,21 @@ def _hill_climb(problem: Problem, order: list[int], best_h: int, target: int, rn
 
 
 def climb(problem: Problem, offsets: Sequence[int], target: int, evaluations: int,
-          seed: int = 0) -> tuple[list[int], int]:
+          seed: int = 0, stop: Stop | None = None) -> tuple[list[int], int]:
     """A short, deterministic hill climb from a plan: at most ``evaluations`` first-fit runs.
 
     The cheap half of :class:`SearchStrategy` for callers that want a polish rather than a
     search (``plan_joint`` uses it when the greedy plans miss ``LB_nest``): starting from the
     order that reproduces ``offsets`` bottom-up, peak buffers move earlier while the height does
     not grow. Counted work only (no clock), so the result depends on the inputs and ``seed``
-    alone. Returns ``(offsets, height)``, never higher than the input plan.
+    alone (``stop`` abandons it: the result is then only some plan no higher than the input).
+    Returns ``(offsets, height)``, never higher than the input plan.
     """
     h0 = _height(problem, offsets)
     if not len(problem) or h0 <= target or evaluations <= 0:
         return list(offsets), h0
     cost = max(1, len(problem) // 32)
-    work = _Work(evaluations * cost, float("inf"))
+    work = _Work(evaluations * cost, float("inf"), stop)
     _, offs, h = _hill_climb(problem, _order_of(problem, offsets), h0, target, random.Random(seed), work)
     return (list(offs), h) if h < h0 else (list(offsets), h0)
 
@@ -660,7 +667,8 @@ def _offsets(problem: Problem, st: _Structure, sol: list[int]) -> list[int]:
     return offsets
 
 
-def exact_polish(problem: Problem, offsets: Sequence[int], nodes: int) -> tuple[list[int], int]:
+def exact_polish(problem: Problem, offsets: Sequence[int], nodes: int,
+                 stop: Stop | None = None) -> tuple[list[int], int]:
     """A short branch and bound below a plan: a binary search over heights between the lower
     bound and the plan's, each probe one run per MiniMalloc preorder with :data:`POLISH_RUN`
     times the buffer count in nodes, at most ``nodes`` nodes in all (no CP-SAT: its start-up
@@ -672,8 +680,9 @@ def exact_polish(problem: Problem, offsets: Sequence[int], nodes: int) -> tuple[
     best known in ~0.5 s, from ~15-20 % with the rounds; 8,000 nodes would give ~1 point more
     for 0.3 s more; a first probe at the bound itself would catch instances that reach it at once,
     such as the suite's C, but measured worse on the held-out ones). Counted work only (the clock is never
-    consulted), so the result depends on the inputs alone. Returns ``(offsets, height)``, never
-    higher than the input plan.
+    consulted), so the result depends on the inputs alone; ``stop`` abandons it (the result is
+    then only some plan no higher than the input). Returns ``(offsets, height)``, never higher
+    than the input plan.
 
     With a stacked view (``stacking.py``, as the search uses it) half the nodes go to its
     blocks, from large-first's plan of them and below the height the first half reached: at
@@ -683,9 +692,9 @@ def exact_polish(problem: Problem, offsets: Sequence[int], nodes: int) -> tuple[
     """
     stacked = _stacked_view(problem)
     if stacked is None:
-        return _polish(problem, offsets, nodes)
-    offsets, h = _polish(problem, offsets, nodes // 2)
-    blocks, bh = _polish(stacked.problem, _large_first(stacked.problem), nodes - nodes // 2, below=h)
+        return _polish(problem, offsets, nodes, stop=stop)
+    offsets, h = _polish(problem, offsets, nodes // 2, stop=stop)
+    blocks, bh = _polish(stacked.problem, _large_first(stacked.problem), nodes - nodes // 2, below=h, stop=stop)
     if bh < h:
         expanded = stacked.expand(blocks)
         if not find_conflicts(problem, expanded):  # planners are never trusted
@@ -693,7 +702,7 @@ def exact_polish(problem: Problem, offsets: Sequence[int], nodes: int) -> tuple[
     return offsets, h
 
 
-def descent(problem: Problem, cap: int) -> list[int] | None:
+def descent(problem: Problem, cap: int, stop: Stop | None = None) -> list[int] | None:
     """The branch and bound's first descent at ``cap``: one run in the ``WAT`` preorder with
     about one node per buffer (a little backtracking at most), on the stacked view first when
     there is one, then on the buffers themselves. Offsets of a plan under ``cap``, or None.
@@ -708,7 +717,7 @@ def descent(problem: Problem, cap: int) -> list[int] | None:
         if st.m == 0:
             return [0] * len(problem)
         limit = st.m + st.m // 8
-        work = _Work(limit, float("inf"))
+        work = _Work(limit, float("inf"), stop)
         status, sol = SearchStrategy._try_cap(st, cap, [(st.preorder("WAT"), limit)], work, _PartCache(st))
         if status == _OK:
             offsets = _offsets(view, st, sol)
@@ -719,7 +728,7 @@ def descent(problem: Problem, cap: int) -> list[int] | None:
 
 
 def _polish(problem: Problem, offsets: Sequence[int], nodes: int,
-            below: int | None = None) -> tuple[list[int], int]:
+            below: int | None = None, stop: Stop | None = None) -> tuple[list[int], int]:
     """:func:`exact_polish` on one view: the binary search below the plan's height (or below
     ``below``, when lower), returning the plan itself when nothing lower is found."""
     h0 = _height(problem, offsets)
@@ -730,7 +739,7 @@ def _polish(problem: Problem, offsets: Sequence[int], nodes: int,
     ceiling = best if below is None else min(best, below)
     ranks = [st.preorder(h) for h in _HEURISTICS]
     cache = _PartCache(st)
-    work = _Work(nodes, float("inf"))
+    work = _Work(nodes, float("inf"), stop)
     lo = lower_bound(problem)
     limit = max(64, POLISH_RUN * st.m)
     while work.left > 0 and lo < ceiling:
@@ -981,7 +990,7 @@ class SearchStrategy(Strategy):
                 for rank, limit in runs:
                     if work.left <= 0:
                         return _ABORT, None
-                    sub = _Work(min(limit, work.left), work.deadline)
+                    sub = _Work(min(limit, work.left), work.deadline, work.stop)
                     bb = _BranchAndBound(st, cap, rank, sub)
                     part_status = bb.run_part(members, a, z)
                     work.charge(sub.used)

@@ -237,23 +237,36 @@ class Best(Strategy):
                 aiming = aim.Aim(problem, lb)
         assert best is not None
         polish = "none"
-        if aiming is not None and best.height > lb:
-            offsets = aiming.offsets()
-            polish = "cp-sat found none"
-            if offsets is not None and not find_conflicts(problem, offsets):  # never trusted
-                best, polish = Solution.of(problem, offsets, "cp-sat"), "cp-sat"
-        elif aiming is not None:
+        if aiming is not None and best.height <= lb:
             aiming.stop()
-        if self.polish and n <= self.LARGE and best.height > lb:
-            before = best
-            best = polished(problem, best)
-            done = best.strategy.rsplit("+", 1)[1] if best is not before else "no gain"
-            polish = done if polish == "none" else f"{polish}, {done}"
+        elif aiming is not None:
+            best, polish = self._aim_and_polish(problem, best, aiming)
+        elif self.polish and n <= self.LARGE and best.height > lb:
+            best, polish = self._polished(problem, best)
         elif self.polish and best.height > lb:
             polish = f"skipped (over {self.LARGE:,} buffers)"
         self.stats = {"members": ran, "skipped": skipped, "polish": polish,
                       "aim": aiming.attempts if aiming is not None else None}
         return best
+
+    @staticmethod
+    def _polished(problem: Problem, best: Solution, stop: Callable[[], bool] | None = None) -> tuple[Solution, str]:
+        """The polish of ``best`` and what it did, for the stats."""
+        sol = polished(problem, best, stop)
+        return sol, sol.strategy.rsplit("+", 1)[1] if sol is not best else "no gain"
+
+    def _aim_and_polish(self, problem: Problem, best: Solution, aiming: aim.Aim) -> tuple[Solution, str]:
+        """The exact step's fit when it has one, else the polish of ``best``. The polish runs
+        while the attempts do (on another core: CP-SAT releases the GIL) and stops once they
+        fit, since a fit is taken whenever there is one: which finishes first never decides
+        the plan, so a fit costs its attempts' time, a miss the longer of the two, not their sum."""
+        low, done = self._polished(problem, best, stop=aiming.fitted)
+        offsets = aiming.offsets()
+        if offsets is not None and not find_conflicts(problem, offsets):  # never trusted
+            return Solution.of(problem, offsets, "cp-sat"), "cp-sat"
+        if offsets is not None:  # the polish stopped for a fit that failed its check: run it whole
+            low, done = self._polished(problem, best)
+        return low, f"cp-sat found none, {done}"
 
 
 EXACT_MAX = 500
@@ -270,12 +283,13 @@ the branch and bound's descent at the bound (:func:`memopt.planning.search.desce
 3 s at 2,000 buffers, and its structure grows with the pairs of buffers live together."""
 
 
-def polished(problem: Problem, solution: Solution) -> Solution:
+def polished(problem: Problem, solution: Solution, stop: Callable[[], bool] | None = None) -> Solution:
     """``solution``, or a lower plan found by a short polish when it is above ``LB_inplace``:
     a branch and bound on small problems without branches (``<member>+exact``); on larger ones
     up to :data:`DESCENT_MAX` buffers, the branch and bound's descent at the bound
     (``<member>+descent``, optimal); else (or when those find nothing lower) a hill climb over
-    the first-fit order (``<member>+climb``)."""
+    the first-fit order (``<member>+climb``). ``stop``, asked now and then, abandons the polish
+    (for a caller that will not use its result)."""
     from .bounds import lower_bound_inplace
     from .search import climb, descent, exact_polish  # search registers itself here: import late
 
@@ -283,15 +297,15 @@ def polished(problem: Problem, solution: Solution) -> Solution:
     if solution.height <= target:
         return solution
     if len(problem) <= EXACT_MAX and not problem.has_control_flow:
-        offsets, height = exact_polish(problem, solution.offsets, EXACT_NODES)
+        offsets, height = exact_polish(problem, solution.offsets, EXACT_NODES, stop)
         if height < solution.height:
             name = solution.strategy.split("+")[0] + "+exact"
             return Solution.of(problem, offsets, name)
     elif len(problem) <= DESCENT_MAX and not problem.has_control_flow and not problem.overwrites:
-        low = descent(problem, target)
+        low = descent(problem, target, stop)
         if low is not None:
             return Solution.of(problem, low, solution.strategy.split("+")[0] + "+descent")
-    offsets, height = climb(problem, solution.offsets, target, polish_evaluations(problem))
+    offsets, height = climb(problem, solution.offsets, target, polish_evaluations(problem), stop=stop)
     if height >= solution.height:
         return solution
     name = solution.strategy if solution.strategy.endswith("+climb") else f"{solution.strategy}+climb"

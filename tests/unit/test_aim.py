@@ -74,3 +74,48 @@ def test_eligibility():
     branches = Problem.of(Buffer(f"b{i}", 8, i, i + 2, 1, ((0, i % 2),)) for i in range(100))
     assert not aim.eligible(branches)
 
+
+
+def test_the_polish_runs_beside_the_attempts_and_stops_at_a_fit(monkeypatch):
+    """A fit is taken whenever there is one, so the polish (run meanwhile) stops once it
+    exists; without a fit the polish's plan is the one it gives alone, whatever finished first."""
+    from memopt.planning import strategies
+
+    problem = _instance()
+    asked = []
+    real = strategies.polished
+
+    def watched(p, sol, stop=None):
+        out = real(p, sol, stop)
+        asked.append(stop is not None and stop())
+        return out
+
+    monkeypatch.setattr(strategies, "polished", watched)
+    best = make_strategy("best")
+    assert best.plan(problem).strategy == "cp-sat" and asked == [True]  # stopped by the fit
+
+    monkeypatch.setattr(aim, "ATTEMPTS", 0)  # no attempt: the polish decides
+    asked.clear()
+    miss = make_strategy("best")
+    sol = miss.plan(problem)
+    assert miss.stats["polish"].startswith("cp-sat found none, ") and asked == [False]
+    portfolio = make_strategy("best", polish=False).plan(problem)
+    assert sol == real(problem, portfolio)  # the polish alone gives the same plan
+
+
+def test_a_stopped_polish_returns_at_once_no_higher():
+    from memopt.planning.search import climb, exact_polish
+
+    problem = _instance()
+    start = make_strategy("large-first").plan(problem)
+    calls = []
+
+    def stop():
+        calls.append(1)
+        return True
+
+    offsets, height = exact_polish(problem, start.offsets, 5_000, stop)
+    assert height <= start.height and len(calls) <= 8
+    calls.clear()
+    offsets, height = climb(problem, start.offsets, lower_bound(problem), 200, stop=stop)
+    assert height <= start.height and len(calls) == 1
