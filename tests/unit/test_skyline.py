@@ -8,6 +8,7 @@ from hypothesis import given, settings, strategies as st
 
 from memopt.planning import Buffer, Problem, Solution, lower_bound, make_strategy, validate
 from memopt.planning.skyline import FILL_RULES, Skyline, skyline_offsets
+from memopt.planning.strategies import Best
 
 
 @st.composite
@@ -64,19 +65,42 @@ def test_a_gap_nothing_fits_is_raised_and_wasted():
     assert skyline_offsets(p, "duration") == [0, 100, 100]
 
 
-def test_best_runs_skyline_on_small_inputs_and_skips_it_on_large_ones():
+def test_best_runs_skyline_up_to_its_large_size_rule():
     from memopt.planning.synthetic import nn_like
 
     small = Problem.of([Buffer("a", 100, 0, 3), Buffer("b", 50, 1, 2), Buffer("c", 80, 2, 4), Buffer("d", 70, 0, 1)])
     best = make_strategy("best", polish=False)
     best.plan(small)
     assert "skyline" in best.stats["members"] or any(s.startswith("skyline (lower bound") for s in best.stats["skipped"])
-    big = nn_like(Skyline.portfolio_max + 1)
-    best.plan(big)
-    assert f"skyline (over {Skyline.portfolio_max:,} buffers)" in best.stats["skipped"]
-    assert "skyline" not in best.stats["members"]
-    # Asked for by name it runs at any size.
-    validate(big, make_strategy("skyline").plan(big))
+    medium = nn_like(Best.MEDIUM + 1)
+    best.plan(medium)
+    assert best.stats["members"] == ["large-first", "megengine", "skyline"] or "skyline (lower bound reached)" in best.stats["skipped"]
+    large = nn_like(Best.LARGE + 1)
+    best.plan(large)
+    assert best.stats["members"] == ["large-first"] and "skyline" in best.stats["skipped"]
+    validate(large, make_strategy("skyline").plan(large))  # asked for by name it runs at any size
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 30), st.integers(0, 9)), min_size=1, max_size=40), st.randoms(use_true_random=False))
+def test_the_gap_query_is_the_scan_it_replaces(items, rng):
+    """The segment tree answers what the scan of the buffers starting in the gap answered: the
+    highest rank among the unplaced ones in the range that end by the gap's end."""
+    from memopt.planning.skyline import _Candidates
+
+    ends = [e for e, _ in items]
+    ranks = list(range(len(items)))
+    rng.shuffle(ranks)
+    tree, unplaced = _Candidates(ends, ranks), set(range(len(items)))
+    while unplaced:
+        lo = rng.randrange(len(items))
+        hi = rng.randrange(lo, len(items) + 1)
+        t1 = rng.randrange(32)
+        fits = [p for p in range(lo, hi) if p in unplaced and ends[p] <= t1]
+        assert tree.best(lo, hi, t1) == (max(fits, key=ranks.__getitem__) if fits else -1)
+        gone = rng.choice(sorted(unplaced))
+        tree.remove(gone)
+        unplaced.discard(gone)
 
 
 def test_empty_problem():
