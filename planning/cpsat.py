@@ -303,6 +303,7 @@ class Stream:
         self._results: list[Fit] = []
         self._ended = False
         self._error: BaseException | None = None
+        load()  # here, not in the thread: see load
         self._thread = threading.Thread(target=self._run, args=(iter(runs),), daemon=True,
                                         name="memopt-cpsat")
         self._thread.start()
