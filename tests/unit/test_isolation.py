@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import importlib.util
+from pathlib import Path
+
 import pytest
 from xdsl.ir.core import _IRNode
 from xdsl.parser import Parser
@@ -14,13 +17,12 @@ from memopt.dialects.isolation import verify_isolated
 
 
 def nested_ifs(depth: int) -> str:
-    body = [f"%r{i} = memopt.if %c : tensor<i1> -> (tensor<4xf32>) {{" for i in range(depth)]
-    body += ['%y = memopt.compute "relu"(%x) : (tensor<4xf32>) -> tensor<4xf32>', "memopt.yield %y : tensor<4xf32>"]
-    for i in reversed(range(depth)):
-        body += ["} else {", "memopt.yield %x : tensor<4xf32>", "}"]
-        body.append(f"memopt.yield %r{i} : tensor<4xf32>" if i else "func.return %r0 : tensor<4xf32>")
-    return ("builtin.module {\nfunc.func @main(%c: tensor<i1>, %x: tensor<4xf32>) -> tensor<4xf32> {\n"
-            + "\n".join(body) + "\n}\n}\n")
+    """``depth`` nested ifs: the program ``bench/parse_scaling.py --shape nested`` times."""
+    path = Path(__file__).resolve().parents[2] / "bench" / "parse_scaling.py"
+    spec = importlib.util.spec_from_file_location("bench_parse_scaling", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.nested(depth)
 
 
 USE_FROM_ABOVE = """
