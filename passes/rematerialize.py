@@ -297,6 +297,16 @@ def _arena(f: func.FuncOp, alignment: int) -> int:
     return plan_function_memory(f, make_strategy("best"), alignment=alignment).solution.height
 
 
+def _smallest_hint(heuristic: str, smallest: int | None, as_is: int) -> str:
+    """The smallest budget known to work, for a refusal: what a bisection over ``heuristic``'s
+    budgets met, or the function's own arena when that is smaller (in-place reuse, which the
+    recomputation model does not count, can make it so)."""
+    if smallest is not None and smallest < as_is:
+        return (f"; '{heuristic}' meets a budget of {smallest} bytes (the smallest a bisection found: "
+                "recomputation is not monotone in the budget, so a smaller one may fit too)")
+    return f"; the smallest budget known to work is {as_is} bytes, the function's arena as it is"
+
+
 def _refuse(f: func.FuncOp) -> None:
     """Functions the pass cannot rewrite truthfully, refused before any is rewritten: memref
     programs (nothing to recompute there yet) and planned functions (the rewrite would leave
@@ -348,7 +358,8 @@ class RematerializeMemoryPass(ModulePass):
         assert budget is not None
         before = _lower_bound(f)
         name = f.sym_name.data
-        if _arena(f, self.alignment) <= budget:
+        as_is = _arena(f, self.alignment)
+        if as_is <= budget:
             sys.stderr.write(f"remat: @{name}: 0 ops cloned, +0 cost (+0.0 %), lower bound {before} → {before} "
                              f"(fits budget {budget} as it is)\n")
             return
@@ -367,9 +378,7 @@ class RematerializeMemoryPass(ModulePass):
                         smallest = smallest_budget(traced.graph, self.heuristic, self.min_size)
                     except RematError:
                         smallest = None
-                    hint = (f"; '{self.heuristic}' meets a budget of {smallest} bytes (the smallest a bisection "
-                            "found: recomputation is not monotone in the budget, so a smaller one may fit too)"
-                            if smallest else "")
+                    hint = _smallest_hint(self.heuristic, smallest, as_is)
                     raise MemoptError(f"rematerialize: cannot fit '@{name}' in {budget} bytes: {e}{hint}", f) from None
                 too_low = target  # aimed too low: try between it and the last target that packed over
                 target = (too_low + too_big) // 2
