@@ -249,7 +249,9 @@ class Best(Strategy):
     def _polished(problem: Problem, best: Solution, stop: Callable[[], bool] | None = None) -> tuple[Solution, str]:
         """The polish of ``best`` and what it did, for the stats."""
         sol = polished(problem, best, stop)
-        return sol, sol.strategy.rsplit("+", 1)[1] if sol is not best else "no gain"
+        if sol is not best:
+            return sol, sol.strategy.rsplit("+", 1)[1]
+        return sol, "no gain" if _polish_searches(problem) else "none possible (one first fit exceeds the climb's work)"
 
     def _aim_and_polish(self, problem: Problem, best: Solution, aiming: aim.Aim) -> tuple[Solution, str]:
         """The exact step's fit when it has one, else the polish of ``best``. The polish runs
@@ -277,6 +279,14 @@ DESCENT_MAX = 2_000
 """Problems above :data:`EXACT_MAX` and up to this many buffers (without branches) first try
 the branch and bound's descent at the bound (:func:`memopt.planning.search.descent`): about
 3 s at 2,000 buffers, and its structure grows with the pairs of buffers live together."""
+
+
+def _polish_searches(problem: Problem) -> bool:
+    """Whether :func:`polished` searches at all on ``problem``: the branch and bound or the
+    descent where they apply, else a climb of at least one first-fit run."""
+    exact = len(problem) <= EXACT_MAX and not problem.has_control_flow
+    descends = len(problem) <= DESCENT_MAX and not problem.has_control_flow and not problem.overwrites
+    return exact or descends or polish_evaluations(problem) > 0
 
 
 def polished(problem: Problem, solution: Solution, stop: Callable[[], bool] | None = None) -> Solution:

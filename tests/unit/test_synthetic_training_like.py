@@ -96,3 +96,19 @@ def test_scales_to_large_traces():
     assert len(p) == 30_000
     _, live = _peak(p)
     assert live.mean() > 0.1
+
+
+def test_the_default_says_when_its_polish_cannot_search():
+    """Above the descent's size, one first fit of a long-lived trace exceeds the climb's work:
+    the stats say the polish could not run, not that it found no gain."""
+    from memopt.planning import make_strategy
+    from memopt.planning.strategies import polish_evaluations
+
+    problem = training_like(5000, 9302)
+    assert polish_evaluations(problem) == 0
+    best = make_strategy("best")
+    sol = best.plan(problem)
+    if sol.height > lower_bound(problem):
+        assert best.stats["polish"] == "none possible (one first fit exceeds the climb's work)"
+    else:
+        assert best.stats["polish"] == "none"
