@@ -100,13 +100,15 @@ class BranchTree:
     """Buffer indices whose path ends at the node (the tensors *at that depth*)."""
     ifs: dict[Node, tuple[IfSpan, ...]]
     """The ``if`` ops directly inside each node, in start order."""
+    parent: dict[Node, Node]
+    """The node holding each branch's ``if`` (every node but the top level)."""
 
     def depth(self) -> int:
         """Deepest nesting of ``if`` ops (0 without control flow)."""
         return max((len(s.path) + 1 for spans in self.ifs.values() for s in spans), default=0)
 
 
-def _memoised_down(node: Node, known: dict[Node, T], parent: Callable[[Node], Node],
+def _memoised_down(node: Node, known: dict[Node, T], parent: dict[Node, Node],
                    step: Callable[[T, Node], T]) -> T:
     """``known[node]`` where a node's value is ``step(value of its parent, node)`` and ``known``
     holds the top's: each node's value is computed once, so asking for every node costs the
@@ -114,7 +116,7 @@ def _memoised_down(node: Node, known: dict[Node, T], parent: Callable[[Node], No
     todo = []
     while node not in known:
         todo.append(node)
-        node = parent(node)
+        node = parent[node]
     for n in reversed(todo):
         known[n] = step(known[node], n)
         node = n
@@ -137,19 +139,16 @@ class _Inside:
     """Checks that a buffer lives inside the span of every ``if`` on its path, against the
     intersection of those spans: computed once per node, not once per buffer and depth."""
 
-    def __init__(self, by_id: dict[int, IfSpan]):
-        self.by_id = by_id
+    def __init__(self, by_id: dict[int, IfSpan], parent: dict[Node, Node]):
+        self.by_id, self.parent = by_id, parent
         self.windows: dict[Node, tuple[int, int]] = {None: (-(1 << 62), 1 << 62)}
-
-    def _parent(self, n: Node) -> Node:
-        return node_of(self.by_id[n[0]].path)
 
     def _narrowed(self, window: tuple[int, int], n: Node) -> tuple[int, int]:
         s = self.by_id[n[0]]
         return max(window[0], s.start), min(window[1], s.end)
 
     def check(self, b: Buffer) -> None:
-        lo, hi = _memoised_down(node_of(b.path), self.windows, self._parent, self._narrowed)
+        lo, hi = _memoised_down(node_of(b.path), self.windows, self.parent, self._narrowed)
         if lo <= b.start and b.end <= hi:
             return
         s = next(self.by_id[i] for i, _ in b.path if b.start < self.by_id[i].start or b.end > self.by_id[i].end)
@@ -174,8 +173,9 @@ def branch_tree(problem: Problem, spans: Iterable[IfSpan]) -> BranchTree:
     for s in by_id.values():
         if not _ends_at_its_if(s.path, by_id):
             raise PlanningError(f"if {s.if_id}: path {s.path} names an unknown branch")
+    parent = {(s.if_id, k): node_of(s.path) for s in by_id.values() for k in range(s.branches)}
     own: dict[Node, list[int]] = defaultdict(list)
-    inside = _Inside(by_id)
+    inside = _Inside(by_id, parent)
     for i, b in enumerate(problem.buffers):
         if not _ends_at_its_if(b.path, by_id):
             raise PlanningError(f"buffer '{b.id}': path {b.path} names an unknown branch")
@@ -184,6 +184,7 @@ def branch_tree(problem: Problem, spans: Iterable[IfSpan]) -> BranchTree:
     return BranchTree(
         {p: tuple(v) for p, v in own.items()},
         {p: tuple(sorted(v, key=lambda s: (s.start, s.if_id))) for p, v in ifs.items()},
+        parent,
     )
 
 
@@ -247,11 +248,10 @@ def merge_plan(problem: Problem, spans: Iterable[IfSpan], plan_level: PlanLevel,
         return sol.height, max(b.alignment for b in buffers)
 
     plan_node(None)
-    parent = {(s.if_id, k): node_of(s.path) for spans_ in tree.ifs.values() for s in spans_ for k in range(s.branches)}
     base: dict[Node, int] = {None: 0}  # a node's offset in the arena: its ancestors' regions summed
 
     def node_base(node: Node) -> int:
-        return _memoised_down(node, base, parent.__getitem__, lambda b, n: b + region_at[n[0]])
+        return _memoised_down(node, base, tree.parent, lambda b, n: b + region_at[n[0]])
 
     offsets = [relative[i] + node_base(node_of(b.path)) for i, b in enumerate(problem.buffers)]
     return Solution.of(problem, offsets, top_name)

@@ -48,7 +48,6 @@ class _Candidates:
         self.size = size
         self.rank = [-1] * (2 * size)  # best rank of an unplaced buffer below the node (-1: none)
         self.end = [_NEVER] * (2 * size)  # earliest end of an unplaced buffer below the node
-        self.ends = ends
         self.rank[size:size + n] = ranks
         self.end[size:size + n] = ends
         for v in range(size - 1, 0, -1):

@@ -281,12 +281,18 @@ the branch and bound's descent at the bound (:func:`memopt.planning.search.desce
 3 s at 2,000 buffers, and its structure grows with the pairs of buffers live together."""
 
 
+def _exact_applies(problem: Problem) -> bool:
+    return len(problem) <= EXACT_MAX and not problem.has_control_flow
+
+
+def _descent_applies(problem: Problem) -> bool:
+    return len(problem) <= DESCENT_MAX and not problem.has_control_flow and not problem.overwrites
+
+
 def _polish_searches(problem: Problem) -> bool:
     """Whether :func:`polished` searches at all on ``problem``: the branch and bound or the
     descent where they apply, else a climb of at least one first-fit run."""
-    exact = len(problem) <= EXACT_MAX and not problem.has_control_flow
-    descends = len(problem) <= DESCENT_MAX and not problem.has_control_flow and not problem.overwrites
-    return exact or descends or polish_evaluations(problem) > 0
+    return _exact_applies(problem) or _descent_applies(problem) or polish_evaluations(problem) > 0
 
 
 def polished(problem: Problem, solution: Solution, stop: Callable[[], bool] | None = None) -> Solution:
@@ -302,12 +308,12 @@ def polished(problem: Problem, solution: Solution, stop: Callable[[], bool] | No
     target = lower_bound_inplace(problem)
     if solution.height <= target:
         return solution
-    if len(problem) <= EXACT_MAX and not problem.has_control_flow:
+    if _exact_applies(problem):
         offsets, height = exact_polish(problem, solution.offsets, EXACT_NODES, stop)
         if height < solution.height:
             name = solution.strategy.split("+")[0] + "+exact"
             return Solution.of(problem, offsets, name)
-    elif len(problem) <= DESCENT_MAX and not problem.has_control_flow and not problem.overwrites:
+    elif _descent_applies(problem):
         low = descent(problem, target, stop)
         if low is not None:
             return Solution.of(problem, low, solution.strategy.split("+")[0] + "+descent")
