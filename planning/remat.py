@@ -75,7 +75,12 @@ class RematOp:
     extra: int = 0
     """Bytes the op needs while it runs besides its operands (a region op's inner peak)."""
     recomputable: bool = True
-    """False for blacklisted ops (random, collective, in-place updates, region ops)."""
+    """False for blacklisted ops (random, collective, region ops)."""
+    inplace: tuple[int, ...] = ()
+    """Per output (empty: none): the input tensor whose storage the output takes, or -1. The
+    output takes it only where that input's value dies at this op (no later read, not a
+    result) and is at least as large — the rule ``plan-memory`` applies to the IR's ``inplace``
+    hint — so the two never hold bytes at once there."""
 
 
 @dataclass(frozen=True)
