@@ -133,13 +133,25 @@ def remat_graph(f: func.FuncOp, alignment: int = 1) -> Traced:
         recomputable = (isinstance(op, ComputeOp) and NO_REMAT_ATTR not in op.attributes
                         and not any(b in kind for b in BLACKLIST))
         cost = float(op_macs(op)) if isinstance(op, ComputeOp) else 0.0
-        ops.append(RematOp(_op_name(op), cost, tuple(reads), tuple(outs), extra, recomputable))
+        inplace = _inplace(op, index, sizes) if isinstance(op, ComputeOp) else ()
+        ops.append(RematOp(_op_name(op), cost, tuple(reads), tuple(outs), extra, recomputable, inplace))
         ir_ops.append(op)
     ret = block.last_op
     outputs = [tensor(_root(v)) for v in ret.operands] if isinstance(ret, func.ReturnOp) else []
     names = tuple(f"%{v.name_hint}" if v.name_hint else "" for v in tensors)
     graph = RematGraph(tuple(sizes), tuple(ops), tuple(inputs), tuple(dict.fromkeys(outputs)), names)
     return Traced(graph, ir_ops, tensors)
+
+
+def _inplace(op: ComputeOp, index: dict[SSAValue, int], sizes: list[int]) -> tuple[int, ...]:
+    """The op's ``inplace`` hint as the graph's: per result, the tensor of the operand it may
+    overwrite — an on-chip tensor itself, not a view of one (-1 otherwise); empty when none."""
+    taken = []
+    for idx in op.inplace_indices():
+        v = op.inputs[idx] if idx >= 0 else None
+        t = index.get(v, -1) if v is not None and _root(v) is v else -1
+        taken.append(t if t >= 0 and sizes[t] > 0 else -1)
+    return tuple(taken) if any(t >= 0 for t in taken) else ()
 
 
 def _op_name(op: Operation) -> str:

@@ -49,6 +49,7 @@ Heuristics (smaller score = evicted first):
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from typing import Sequence
 
@@ -142,10 +143,13 @@ def live_peak(graph: RematGraph) -> int:
 def schedule_peak(graph: RematGraph, schedule: Sequence[int]) -> int:
     """Max live bytes of ``schedule``: an instance of a tensor lives from the step that computes
     it (or the start, for inputs) to its last read before the next computation of the same
-    tensor (outputs: to the end); a step also holds its op's ``extra`` bytes. Raises ValueError
-    when an op reads a tensor no earlier step computed."""
+    tensor (outputs: to the end); a step also holds its op's ``extra`` bytes. An in-place output
+    (:attr:`RematOp.inplace`) whose input instance is last read at that step takes the input's
+    bytes: the input's instance ends a step earlier. Raises ValueError when an op reads a tensor
+    no earlier step computed."""
     n = len(schedule)
     sizes = graph.sizes
+    dies = _dying_reads(graph, schedule)
     start_of: dict[int, int] = {t: -1 for t in graph.inputs}
     last: dict[int, int] = {}
     intervals: list[tuple[int, int, int]] = []  # (begin, end inclusive, bytes)
@@ -160,6 +164,9 @@ def schedule_peak(graph: RematGraph, schedule: Sequence[int]) -> int:
             if t not in start_of:
                 raise ValueError(f"step {s} ('{op.name}') reads {graph.tensor_name(t)} before any step computes it")
             last[t] = s
+        for o, x in zip(op.outputs, op.inplace):
+            if x >= 0 and x in dies[s] and sizes[o] <= sizes[x]:
+                last[x] = s - 1
         for t in op.outputs:
             if t in start_of:
                 close(t)
@@ -173,6 +180,8 @@ def schedule_peak(graph: RematGraph, schedule: Sequence[int]) -> int:
         close(t)
     delta = [0] * (n + 1)
     for b, e, size in intervals:
+        if e < b:
+            continue
         delta[b] += size
         delta[min(e, n - 1) + 1] -= size
     peak = cur = 0
@@ -182,25 +191,67 @@ def schedule_peak(graph: RematGraph, schedule: Sequence[int]) -> int:
     return peak
 
 
+def _dying_reads(graph: RematGraph, schedule: Sequence[int]) -> list[set[int]]:
+    """Per step of ``schedule``: the tensors it reads whose instance no later step reads (and
+    that are not the result instances kept to the end)."""
+    needed_after = set(graph.outputs)
+    dies: list[set[int]] = [set() for _ in schedule]
+    for s in range(len(schedule) - 1, -1, -1):
+        op = graph.ops[schedule[s]]
+        needed_after.difference_update(op.outputs)
+        for t in op.inputs:
+            if t not in needed_after:
+                dies[s].add(t)
+                needed_after.add(t)
+    return dies
+
+
 def working_set_bound(graph: RematGraph) -> tuple[int, int]:
     """A budget below which no remat can succeed, and the op that needs it (-1: the function's
-    end): at every op its inputs, outputs and ``extra`` bytes are resident together, with every
-    pinned input still to be read later (pinned tensors cannot be dropped); at the end, the
-    results."""
+    end): at every op its inputs, outputs and ``extra`` bytes are resident together (an
+    in-place output whose input dies there shares the input's bytes), with every pinned input
+    still to be read later (pinned tensors cannot be dropped); at the end, the results."""
     last_read = {}
     for k, op in enumerate(graph.ops):
         for t in op.inputs:
             last_read[t] = k
+    outputs = set(graph.outputs)
     # At the end: the results, and every input (pinned) that is one.
-    best = sum(graph.sizes[t] for t in set(graph.outputs))
+    best = sum(graph.sizes[t] for t in outputs)
     where = -1
     for k, op in enumerate(graph.ops):
         need = set(op.inputs) | set(op.outputs)
-        pinned = {t for t in graph.inputs if last_read.get(t, -1) >= k or t in graph.outputs}
+        for o, x in zip(op.outputs, op.inplace):
+            if x >= 0 and last_read.get(x) == k and x not in outputs and graph.sizes[o] <= graph.sizes[x]:
+                need.discard(o)
+        pinned = {t for t in graph.inputs if last_read.get(t, -1) >= k or t in outputs}
         total = sum(graph.sizes[t] for t in need | pinned) + op.extra
         if total > best:
             best, where = total, k
     return best, where
+
+
+def recovery_horizon(graph: RematGraph, producer: Sequence[int], uses: Sequence[Sequence[int]]) -> list[int]:
+    """Per tensor: the last original step before which it can always be computed again once
+    dropped (DTR's rule that eviction stays recoverable). Recomputing a tensor needs its
+    producer's inputs: each is still held (read at or after that step: its last read, a result
+    to the end) or itself recomputable by the same rule; arguments and outputs of ops that are
+    not recomputable have no other source. A tensor read at step ``u`` may be dropped before
+    ``u`` only if its horizon is at least ``u``. Static: it depends on the graph alone."""
+    n = len(graph.ops)
+    outputs = set(graph.outputs)
+    pinned = set(graph.inputs)
+    alive = [(n if t in outputs else (u[-1] if u else -1)) for t, u in enumerate(uses)]
+    horizon = [-1] * len(graph.sizes)
+    for k, op in enumerate(graph.ops):
+        h = n + 1
+        for x in op.inputs:
+            p = producer[x]
+            again = p >= 0 and x not in pinned and graph.ops[p].recomputable
+            h = min(h, max(alive[x], horizon[x] if again else -1))
+        for t in op.outputs:
+            horizon[t] = h
+    return horizon
 
 
 class _DSU:
@@ -445,18 +496,19 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
     noise_np = np.array(noise, dtype=np.float64)
     nu_np = np.array([u[0] if u else (len(ops) if t in outputs else -1) for t, u in enumerate(uses)],
                      dtype=np.float64)
+    horizon_np = np.array(recovery_horizon(graph, producer, uses), dtype=np.float64)
     size_pow = size_np ** a_mem
 
     def evict_one(k: int, need: int) -> None:
         nonlocal mem, n_evict
-        mask = resident_np & static_ok
+        mask = resident_np & static_ok & (horizon_np >= nu_np)
         if locked:
             mask[list(locked)] = False
         idx = np.flatnonzero(mask)
         if idx.size == 0:
             raise RematError(
                 f"cannot free {mem + need - budget} more bytes before op '{ops[k].name}' (step {k}): every resident "
-                f"tensor is read by it, pinned, blacklisted or below min-size"
+                f"tensor is read by it, pinned, blacklisted, below min-size or not recomputable when next read"
             )
         sz = size_np[idx]
         if heuristic == "largest":
@@ -516,14 +568,17 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
                 if not resident[t]:
                     p = producer[t]
                     if p < 0 or not ops[p].recomputable:
-                        raise RematError(f"{graph.tensor_name(t)} read by '{op.name}' was dropped but cannot be "
-                                         "recomputed")
+                        raise RematError(f"internal error: {graph.tensor_name(t)} read by '{op.name}' was dropped but "
+                                         "cannot be recomputed")
                     run(p, True, at)
-            need = sum(sizes[t] for t in set(op.outputs) if not resident[t]) + op.extra
+            taken = _taken_inputs(op, added, at if is_clone else at + 1)
+            need = sum(sizes[t] for t in set(op.outputs) if not resident[t] and t not in taken) + op.extra
             make_room(at, need)
             schedule.append(k)
             clone.append(is_clone)
             now += 1
+            for t in taken.values():
+                _free(t)
             for t in op.inputs:
                 last_used[t] = now
                 last_np[t] = now
@@ -552,6 +607,17 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
             for t in set(op.inputs) | set(op.outputs):
                 if t not in locked and next_use(t, at) < 0:
                     _free(t)
+
+    def _taken_inputs(op: RematOp, own: list[int], after: int) -> dict[int, int]:
+        """In-place outputs of ``op`` → the input whose bytes each takes: an input only this op
+        holds (no pending reader), not read by the original schedule from ``after`` on and not a
+        result dies here, so its storage becomes the output's (plan-memory's rule)."""
+        taken: dict[int, int] = {}
+        for o, x in zip(op.outputs, op.inplace):
+            if (x >= 0 and x in own and resident[x] and not resident[o] and x not in outputs
+                    and sizes[o] <= sizes[x] and next_use(x, after) < 0 and x not in taken.values()):
+                taken[o] = x
+        return taken
 
     def _free(t: int) -> None:
         nonlocal mem
@@ -645,7 +711,14 @@ def simulate_eager(graph: RematGraph, budget: int, heuristic: str = "dtr", min_s
     sizes, ops = graph.sizes, graph.ops
     n_t = len(sizes)
     pinned, outputs = set(graph.inputs), set(graph.outputs)
+    horizon = recovery_horizon(graph, producer, uses)
     remaining = [len(u) for u in uses]  # reads still to come (refcount)
+    pos = {"op": 0}  # the original op being run (its clones included)
+
+    def next_read(t: int) -> int:
+        u = uses[t]
+        i = bisect_left(u, pos["op"])
+        return u[i] if i < len(u) else (len(ops) if t in outputs else -1)
     addr: dict[int, int] = {}
     last_used = [0] * n_t
     recompute_times = [0] * n_t
@@ -696,7 +769,7 @@ def simulate_eager(graph: RematGraph, budget: int, heuristic: str = "dtr", min_s
                 state["peak"] = max(state["peak"], a + sizes[t])
                 return
             cands = [x for x in addr if x not in locked and x not in pinned and sizes[x] >= max(min_size, 1)
-                     and producer[x] >= 0 and ops[producer[x]].recomputable]
+                     and producer[x] >= 0 and ops[producer[x]].recomputable and horizon[x] >= next_read(x)]
             if not cands:
                 raise RematError(f"eager DTR: out of memory allocating {sizes[t]} bytes for {what}")
             v = min(cands, key=lambda x: (score(x), x))
@@ -714,18 +787,23 @@ def simulate_eager(graph: RematGraph, budget: int, heuristic: str = "dtr", min_s
         locked.update(added)
         try:
             for t in op.inputs:
-                if t not in addr:
+                if t not in addr and sizes[t]:
                     if producer[t] < 0:
-                        raise RematError(f"eager DTR: input {t} is gone")
+                        raise RematError(f"internal error: eager DTR: input {t} is gone")
                     run(producer[t], True)
+            if any(t not in addr and sizes[t] for t in op.inputs):
+                raise RematError(f"internal error: eager DTR runs '{op.name}' without its inputs")
+            for o, x in zip(op.outputs, op.inplace):
+                # in place: the output takes the block of an input this read ends (refcount 1)
+                if (x >= 0 and x in addr and o not in addr and x not in outputs and remaining[x] == 1
+                        and not is_clone and sizes[o] <= sizes[x]):
+                    addr[o] = addr.pop(x)
             for t in op.outputs:
                 if t not in addr and sizes[t]:
                     alloc(t, f"'{op.name}'")
             new_out = [t for t in op.outputs if t not in locked]
             locked.update(new_out)
             added += new_out
-            if any(t not in addr and sizes[t] for t in op.inputs):
-                raise RematError(f"internal error: eager DTR runs '{op.name}' without its inputs")
             state["now"] += 1
             for t in op.inputs + op.outputs:
                 last_used[t] = state["now"]
@@ -746,12 +824,14 @@ def simulate_eager(graph: RematGraph, budget: int, heuristic: str = "dtr", min_s
         if sizes[t] and (remaining[t] > 0 or t in outputs):
             alloc(t, "an input")
     for k, op in enumerate(ops):
+        pos["op"] = k
         run(k, False)
         for t in op.inputs:
             remaining[t] -= 1
         for t in set(op.inputs) | set(op.outputs):
             if remaining[t] <= 0 and t not in outputs and t in addr:
                 del addr[t]
+    pos["op"] = len(ops)
     for t in graph.outputs:
         if sizes[t] and t not in addr and producer[t] >= 0:
             run(producer[t], True)

@@ -90,6 +90,84 @@ def test_budget_below_the_working_set_is_refused_with_the_bound(g: RematGraph) -
     assert rematerialize(g, s, "lookahead").peak <= s
 
 
+@st.composite
+def eager_dags(draw):
+    """What eager training logs have: arguments read early and never again, in-place ops
+    (the output takes a dying input's bytes), multi-output ops, long-lived reads."""
+    n_in = draw(st.integers(1, 3))
+    sizes = [draw(st.integers(1, 64)) for _ in range(n_in)]
+    ops = []
+    for k in range(draw(st.integers(2, 24))):
+        reads = draw(st.lists(st.integers(0, len(sizes) - 1), min_size=1, max_size=3, unique=True))
+        outs = []
+        for _ in range(draw(st.sampled_from((1, 1, 1, 2)))):
+            sizes.append(draw(st.integers(1, 64)))
+            outs.append(len(sizes) - 1)
+        inplace = ()
+        if draw(st.booleans()):
+            x = reads[0]
+            sizes[outs[0]] = min(sizes[outs[0]], sizes[x])
+            inplace = (x,) + (-1,) * (len(outs) - 1)
+        ops.append(RematOp(f"op{k}", float(draw(st.integers(0, 50))), tuple(reads), tuple(outs),
+                           recomputable=draw(st.booleans()) or k % 3 != 0, inplace=inplace))
+    return RematGraph(tuple(sizes), tuple(ops), tuple(range(n_in)), (len(sizes) - 1,))
+
+
+def test_an_inplace_output_takes_its_dying_input_bytes() -> None:
+    # x(arg, 8) -> a(8) -> relu_(a) = r(8), in place -> s(4) reads r; the result s.
+    g = RematGraph((8, 8, 8, 4), (
+        RematOp("a", 1, (0,), (1,)), RematOp("relu_", 1, (1,), (2,), inplace=(1,)), RematOp("s", 1, (2,), (3,)),
+    ), inputs=(0,), outputs=(3,))
+    assert schedule_peak(g, [0, 1, 2]) == 8 + 8  # a and x at step 0; r in a's bytes; r and s
+    assert working_set_bound(g) == (16, 0)
+    plain = RematGraph(g.sizes, tuple(RematOp(o.name, o.cost, o.inputs, o.outputs) for o in g.ops), (0,), (3,))
+    assert working_set_bound(plain) == (16, 0) and schedule_peak(plain, [0, 1, 2]) == 16
+    # a read again later: not dying at relu_, both held there
+    g2 = RematGraph((8, 8, 8, 4), (
+        RematOp("a", 1, (0,), (1,)), RematOp("relu_", 1, (1,), (2,), inplace=(1,)),
+        RematOp("s", 1, (1, 2), (3,)),
+    ), inputs=(0,), outputs=(3,))
+    assert schedule_peak(g2, [0, 1, 2]) == 8 + 8 + 4  # a, r and s at the last step
+
+
+def test_a_tensor_whose_recomputation_needs_a_dead_argument_is_never_dropped() -> None:
+    # x (arg) is read only by a (large, cheap); a is read again at the end. At c only b and c are
+    # needed, but dropping a would need x, gone after step 0: no heuristic may drop it.
+    g = RematGraph((4, 16, 16, 16, 4), (
+        RematOp("a", 1, (0,), (1,)), RematOp("b", 100, (1,), (2,)), RematOp("c", 100, (2,), (3,)),
+        RematOp("d", 1, (1, 3), (4,)),
+    ), inputs=(0,), outputs=(4,))
+    assert working_set_bound(g)[0] == 36  # a, c and d at the last op
+    for h in HEURISTICS:
+        with pytest.raises(RematError) as e:
+            rematerialize(g, 40, h)
+        assert "internal" not in str(e.value) and "not recomputable when next read" in str(e.value)
+        assert rematerialize(g, 48, h).peak == 48
+
+
+@settings(max_examples=200, deadline=None)
+@given(g=eager_dags(), frac=st.floats(0.0, 1.0), h=st.sampled_from(HEURISTICS))
+def test_eviction_is_always_recoverable(g: RematGraph, frac: float, h: str) -> None:
+    """No heuristic drops a tensor it cannot compute again: a refusal says the budget is too
+    small, never that a dropped tensor cannot be recomputed — the eager simulator neither."""
+    lo, _ = working_set_bound(g)
+    hi = live_peak(g)
+    budget = int(lo + frac * max(hi - lo, 0))
+    try:
+        r = rematerialize(g, budget, h)
+    except RematError as e:
+        assert "cannot be recomputed" not in str(e) and "internal" not in str(e)
+        assert budget < hi
+    else:
+        assert r.peak <= budget
+        _valid(g, r)
+    if h != "lookahead":
+        try:
+            simulate_eager(g, max(budget, hi) * 2, h)
+        except RematError as e:
+            raise AssertionError(f"eager DTR fails at twice the peak: {e}") from None
+
+
 @lru_cache(None)
 def _advance(l: int, c: int) -> int:
     """Griewank's revolve: fewest forward steps to reverse ``l`` steps from a checkpoint with
