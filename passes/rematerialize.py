@@ -201,7 +201,8 @@ def _rewrite(f: func.FuncOp, traced: Traced, schedule: list[int], clone: list[bo
     from memopt.executor.interpreter import op_identities
 
     ident = op_identities(f)
-    free_ops = [o for o in block.ops if o is not ret and o not in set(traced.ops)]
+    traced_ops = set(traced.ops)
+    free_ops = [o for o in block.ops if o is not ret and o not in traced_ops]
     for o in list(block.ops):
         if o is not ret:
             o.detach()
@@ -309,13 +310,14 @@ def _arena(f: func.FuncOp, alignment: int) -> int:
     return plan_function_memory(f, make_strategy("best"), alignment=alignment).solution.height
 
 
-def _smallest_hint(heuristic: str, smallest: int | None, as_is: int) -> str:
-    """The smallest budget known to work, for a refusal: what a bisection over ``heuristic``'s
-    budgets met, or the function's own arena when that is smaller (in-place reuse, which the
-    recomputation model does not count, can make it so)."""
+def _smallest_hint(smallest: int | None, complete: bool, as_is: int) -> str:
+    """The smallest budget known to work, for a refusal: what a bisection over every heuristic's
+    budgets met (``lookahead`` with its fallbacks meets it), or the function's own arena when
+    that is smaller (the packing can beat the recomputation model's live bytes)."""
     if smallest is not None and smallest < as_is:
-        return (f"; '{heuristic}' meets a budget of {smallest} bytes (the smallest a bisection found: "
-                "recomputation is not monotone in the budget, so a smaller one may fit too)")
+        how = ("the smallest a bisection found: recomputation is not monotone in the budget, so a smaller one may "
+               "fit too" if complete else "the bisection stopped at its work limit: a smaller one may fit too")
+        return f"; the smallest budget any heuristic meets is {smallest} bytes (heuristic=lookahead; {how})"
     return f"; the smallest budget known to work is {as_is} bytes, the function's arena as it is"
 
 
@@ -387,10 +389,10 @@ class RematerializeMemoryPass(ModulePass):
             except RematError as e:
                 if round_ == 0:
                     try:
-                        smallest = smallest_budget(traced.graph, self.heuristic, self.min_size)
+                        smallest, complete = smallest_budget(traced.graph, None, self.min_size)
                     except RematError:
-                        smallest = None
-                    hint = _smallest_hint(self.heuristic, smallest, as_is)
+                        smallest, complete = None, False
+                    hint = _smallest_hint(smallest, complete, as_is)
                     raise MemoptError(f"rematerialize: cannot fit '@{name}' in {budget} bytes: {e}{hint}", f) from None
                 too_low = target  # aimed too low: try between it and the last target that packed over
                 target = (too_low + too_big) // 2

@@ -42,7 +42,8 @@ Heuristics (smaller score = evicted first):
   (:func:`_lookahead`): a portfolio of variants of the rule — memory and distance weighted
   ``1``, ``2``, ``0.5`` or ``0.75``; DTR's neighbourhood cost in place of the chain cost — and a
   hill climb from the best one over per-tensor score multipliers, up to a size rule
-  (:func:`search_evaluations`), keeping the cheapest schedule that fits. Measured against the
+  (:func:`search_runs`), keeping the cheapest schedule that fits; when no variant fits, DTR's
+  rules and the simple ones as fallbacks. Measured against the
   optimum of Checkmate's linear chain (Griewank's revolve) in ``bench/remat.py``.
 """
 
@@ -327,20 +328,26 @@ def rematerialize(
 
 
 VARIANTS: tuple[tuple[float, float], ...] = (
-    (1.0, 1.0), (2.0, 1.0), (1.0, 2.0), (2.0, 2.0), (1.0, 0.5), (1.0, 0.75),
-    (-1.0, 1.0), (-1.0, 0.5),  # negative: DTR's neighbourhood cost in the numerator
+    (1.0, 1.0), (-1.0, 1.0), (1.0, 0.5), (2.0, 1.0), (1.0, 0.75), (1.0, 2.0), (2.0, 2.0), (-1.0, 0.5),
 )
-"""The lookahead rule's exponents (memory, distance) the portfolio tries."""
+"""The lookahead rule's exponents (memory, distance) the portfolio tries, in order; a negative
+memory exponent selects DTR's neighbourhood cost in the numerator."""
 
-SEARCH_WORK = 40_000
-"""Op executions budget of the local search, over the graph's op count (:func:`search_evaluations`)."""
+SEARCH_WORK = 24_000
+"""Op executions the lookahead's search may spend (portfolio, restarts, climb), over the graph's
+op count (:func:`search_runs`)."""
+MIN_RUNS = 4
+"""Runs of the portfolio every graph gets, however large."""
+FALLBACKS = ("dtr", "dtr-eq", "dtr-local", "lru", "largest")
+"""Rules tried, in order, when no variant of the lookahead rule meets a budget."""
 
 
-def search_evaluations(graph: RematGraph) -> int:
-    """Hill-climbing steps after the portfolio: ``SEARCH_WORK`` over the op count, at most 300 —
-    a size rule, not a clock, so results are deterministic (a 5,000-op graph gets a few, a
-    100-op one the full 300)."""
-    return max(0, min(300, SEARCH_WORK // max(1, len(graph.ops))))
+def search_runs(graph: RematGraph) -> int:
+    """Runs of the rule the lookahead's search makes: ``SEARCH_WORK`` over the op count, at least
+    :data:`MIN_RUNS`, at most the portfolio and 300 climb steps — a size rule, not a clock, so
+    results are deterministic (a 5,000-op graph gets the first variants, a 100-op one the full
+    search)."""
+    return max(MIN_RUNS, min(len(VARIANTS) + 300, SEARCH_WORK // max(1, len(graph.ops))))
 
 
 def _lookahead(graph: RematGraph, budget: int, min_size: int) -> RematResult:
@@ -348,14 +355,16 @@ def _lookahead(graph: RematGraph, budget: int, min_size: int) -> RematResult:
     at random, then a hill climb from the best: each step scales the scores of one to three
     tensors by a random factor (log-normal, fixed seeds) and keeps the change when the
     schedule's recompute cost does not grow — a local search over the rule's choices, which on
-    Checkmate's linear chain closes most of the gap to revolve's optimum at tight budgets."""
+    Checkmate's linear chain closes most of the gap to revolve's optimum at tight budgets. When
+    no variant meets the budget, the best of the :data:`FALLBACKS` that does."""
     import random
 
+    runs = search_runs(graph)
     best: RematResult | None = None
     best_w: tuple[float, float] = VARIANTS[0]
     best_noise = [1.0] * len(graph.sizes)
     error: RematError | None = None
-    for w in VARIANTS:
+    for w in VARIANTS[:runs]:
         try:
             r = _run(graph, budget, "lookahead", min_size, w)
         except RematError as e:
@@ -364,11 +373,14 @@ def _lookahead(graph: RematGraph, budget: int, min_size: int) -> RematResult:
         if best is None or (r.extra_cost, r.cloned) < (best.extra_cost, best.cloned):
             best, best_w = r, w
     if best is None:
-        assert error is not None
-        raise error
+        fallback = _best_fallback(graph, budget, min_size)
+        if fallback is None:
+            assert error is not None
+            raise error
+        return fallback
     if best.extra_cost == 0:
         return best
-    steps = search_evaluations(graph)
+    steps = max(0, runs - len(VARIANTS))
     # First restarts with every tensor's score scaled at random (other regions of the search
     # space, alternating the two cost models), then a hill climb from the best schedule so far.
     for seed in range(1, 1 + min(16, steps // 4)):
@@ -395,6 +407,19 @@ def _lookahead(graph: RematGraph, budget: int, min_size: int) -> RematResult:
             continue
         if (r.extra_cost, r.cloned) <= (best.extra_cost, best.cloned):
             best, noise = r, cand
+    return best
+
+
+def _best_fallback(graph: RematGraph, budget: int, min_size: int) -> RematResult | None:
+    """The cheapest schedule any of the :data:`FALLBACKS` makes within ``budget`` (None: none)."""
+    best = None
+    for h in FALLBACKS:
+        try:
+            r = _run(graph, budget, h, min_size, (1.0, 1.0))
+        except RematError:
+            continue
+        if best is None or (r.extra_cost, r.cloned) < (best.extra_cost, best.cloned):
+            best = r
     return best
 
 
@@ -452,15 +477,57 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
                     roots.add(dsu.find(y))
         return cost + sum(dsu.cost[r] for r in roots)
 
-    def chain_cost(t: int, seen: set[int]) -> float:
-        """Cost of recomputing ``t`` now: its producer and every missing ancestor it needs."""
-        p = producer[t]
-        total = ops[p].cost
-        for x in ops[p].inputs:
-            if not resident[x] and x not in seen and producer[x] >= 0:
-                seen.add(x)
-                total += chain_cost(x, seen)
+    own_cost = [ops[p].cost if p >= 0 else 0.0 for p in producer]
+    made_from = [ops[p].inputs if p >= 0 else () for p in producer]
+    missing_cost: dict[int, float] = {}
+    """Per missing tensor, the cost of computing it again with every missing ancestor it needs;
+    valid for one eviction scan (residency does not change during it), cleared by each."""
+
+    def missing_inputs(t: int) -> list[int]:
+        return [x for x in made_from[t] if not resident[x] and producer[x] >= 0]
+
+    def closure_cost(t: int) -> float:
+        """``t``'s own cost plus every missing ancestor's, each counted once (a walk)."""
+        total = own_cost[t]
+        seen = {t}
+        stack = [t]
+        while stack:
+            for x in made_from[stack.pop()]:
+                if not resident[x] and x not in seen and producer[x] >= 0:
+                    seen.add(x)
+                    total += own_cost[x]
+                    stack.append(x)
         return total
+
+    def cost_of_missing(x: int) -> float:
+        """:data:`missing_cost` of ``x``, filling it for the missing ancestors on the way. A
+        tensor with at most one missing input adds its own cost to that input's (the two sets
+        of ancestors are disjoint); one with several takes a walk, as they may share some."""
+        stack = [x]
+        while stack:
+            y = stack[-1]
+            if y in missing_cost:
+                stack.pop()
+                continue
+            miss = missing_inputs(y)
+            if len(miss) > 1:
+                missing_cost[y] = closure_cost(y)
+                stack.pop()
+                continue
+            pending = [z for z in miss if z not in missing_cost]
+            if pending:
+                stack.extend(pending)
+                continue
+            missing_cost[y] = own_cost[y] + (missing_cost[miss[0]] if miss else 0.0)
+            stack.pop()
+        return missing_cost[x]
+
+    def chain_cost(t: int) -> float:
+        """Cost of recomputing ``t`` now: its producer and every missing ancestor it needs."""
+        miss = missing_inputs(t)
+        if len(miss) > 1:
+            return closure_cost(t)
+        return own_cost[t] + (cost_of_missing(miss[0]) if miss else 0.0)
 
     def score(t: int, k: int) -> float:
         size = sizes[t]
@@ -472,7 +539,7 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
         if heuristic == "lookahead":
             nu = next_use(t, k)
             dist = max(nu - k, 0) + 1e-3
-            cost = neighbour_cost(t) if neighbourhood else chain_cost(t, {t})
+            cost = neighbour_cost(t) if neighbourhood else chain_cost(t)
             return noise[t] * cost / ((size ** a_mem) * (dist ** a_dist))
         if heuristic == "dtr-local":
             cost = ops[producer[t]].cost
@@ -498,9 +565,15 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
                      dtype=np.float64)
     horizon_np = np.array(recovery_horizon(graph, producer, uses), dtype=np.float64)
     size_pow = size_np ** a_mem
+    has_producer_np = np.array([p >= 0 for p in producer], dtype=bool)
+    distinct_inputs = [sorted(set(made_from[t])) for t in range(n_t)]
+    flat_inputs = np.array([x for xs in distinct_inputs for x in xs], dtype=np.int64)
+    input_start = np.cumsum([0] + [len(xs) for xs in distinct_inputs])
+    has_inputs = np.diff(input_start) > 0
 
     def evict_one(k: int, need: int) -> None:
         nonlocal mem, n_evict
+        missing_cost.clear()
         mask = resident_np & static_ok & (horizon_np >= nu_np)
         if locked:
             mask[list(locked)] = False
@@ -517,7 +590,13 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
             lb = -(now - last_np[idx])
         elif heuristic == "lookahead":
             dist = np.maximum(nu_np[idx] - k, 0) + 1e-3
-            lb = noise_np[idx] * own_np[idx] / (size_pow[idx] * dist ** a_dist)
+            cost_lb = own_np[idx]
+            if not neighbourhood:  # the chain includes every missing input of the producer
+                missing = ~resident_np & has_producer_np
+                per_input = np.where(missing[flat_inputs], own_np[flat_inputs], 0.0)
+                sums = np.add.reduceat(np.append(per_input, 0.0), input_start)[:-1]
+                cost_lb = cost_lb + np.where(has_inputs[idx], sums[idx], 0.0)
+            lb = noise_np[idx] * cost_lb / (size_pow[idx] * dist ** a_dist)
         else:
             lb = (own_np[idx] + 1e-3) * (1.0001 ** rt_np[idx]) / ((sz / MIB) * (now - last_np[idx] + 1e-3))
         if heuristic in ("largest", "lru", "dtr-local"):
@@ -572,7 +651,8 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
                                          "cannot be recomputed")
                     run(p, True, at)
             taken = _taken_inputs(op, added, at if is_clone else at + 1)
-            need = sum(sizes[t] for t in set(op.outputs) if not resident[t] and t not in taken) + op.extra
+            need = (sum(sizes[t] for t in set(op.outputs) if not resident[t] and t not in taken) + op.extra
+                    - sum(sizes[x] - sizes[o] for o, x in taken.items()))
             make_room(at, need)
             schedule.append(k)
             clone.append(is_clone)
@@ -656,26 +736,41 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
     return RematResult(schedule, clone, peak, graph.base_cost, extra_cost, n_evict, heuristic)
 
 
-def smallest_budget(graph: RematGraph, heuristic: str = "lookahead", min_size: int = 0) -> int:
-    """The smallest budget ``heuristic`` meets (bisection between the working-set bound and the
-    original peak; rematerialization is not monotone in the budget, so this is the smallest
-    found, checked by a successful run)."""
+BISECT_WORK = 2_000_000
+"""Op executions a :func:`smallest_budget` bisection may spend before it stops early."""
+
+
+def smallest_budget(graph: RematGraph, heuristic: str | None = None, min_size: int = 0) -> tuple[int, bool]:
+    """The smallest budget ``heuristic`` meets (``None``: any heuristic — what ``lookahead``
+    meets, with its fallbacks), and whether the bisection between the working-set bound and
+    the original peak ran to the end (False: it stopped at :data:`BISECT_WORK`; smaller
+    budgets may fit). Rematerialization is not monotone in the budget, so this is the smallest
+    found, checked by a successful run."""
     hi = live_peak(graph)
     lo, _ = working_set_bound(graph)
     if lo >= hi:
-        return hi
+        return hi, True
+    rules = [heuristic] if heuristic not in (None, "lookahead") else ["lookahead"] + list(FALLBACKS)
     best = hi
+    spent = 0
     while lo < best:
+        if spent >= BISECT_WORK:
+            return best, False
         mid = (lo + best) // 2
-        try:
-            if heuristic == "lookahead":  # the rule alone: what it meets, the portfolio meets
-                _run(graph, mid, heuristic, min_size, (1.0, 1.0))
-            else:
-                rematerialize(graph, mid, heuristic, min_size)
+        met = False
+        for h in rules:
+            spent += len(graph.ops)
+            try:
+                _run(graph, mid, h, min_size, (1.0, 1.0))
+            except RematError:
+                continue
+            met = True
+            break
+        if met:
             best = mid
-        except RematError:
+        else:
             lo = mid + 1
-    return best
+    return best, True
 
 
 # ---------------------------------------------------------------------------------- eager DTR
