@@ -1,6 +1,6 @@
 """An exact packing backend: OR-Tools' CP-SAT solver deciding whether buffers fit under a height.
 
-Why a second exact method next to the MiniMalloc-style branch and bound (``search.py``): the two
+Why a second exact method next to the MiniMalloc-style branch and bound (``search/bnb.py``): the two
 fail on different instances. Measured on minimalloc's challenging suite and on 20 generated
 instances of its statistics (``synthetic.packed``, seeds 9101-9120, capacity 2^20): the branch
 and bound fits A-F and 16 of the 20 within 60 s, CP-SAT fits 2 of A-F and 15 of the 20 within
@@ -52,7 +52,7 @@ six generated instances that the search missed at 60 s, eight rounds of the five
 jittered by about three places (0.08 deterministic units each) fitted three of them, each
 several times and within 0.3-1 s, where the exact sweeps fitted none (in the search, with the
 copies, those three fit within 60 s, at 7-17 s). The fixed search's run lengths are
-heavy-tailed in the tie order, as the branch and bound's are in its preorder (``search.py``
+heavy-tailed in the tie order, as the branch and bound's are in its preorder (``search/views.py``
 jitters those the same way)."""
 
 FIXED_SHARE = 0.75
@@ -191,7 +191,7 @@ def sweep_orders(sizes: Sequence[int], starts: Sequence[int], ends: Sequence[int
     far from it.
 
     Why several: with "lowest possible offset first" branching, CP-SAT's fixed search is the
-    canonical placement of the branch and bound (``search.py``) with CP-SAT's stronger
+    canonical placement of the branch and bound (``search/bnb.py``) with CP-SAT's stronger
     propagation and clause learning, and its run lengths are heavy-tailed in the tie order.
     Measured on nine generated instances that the search missed or nearly missed (seven of them
     missed by MiniMalloc too), a 10-30 s fixed search per order: each order fitted one to four of

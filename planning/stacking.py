@@ -10,7 +10,7 @@ the converse need not hold), so it is a second *view* of a problem, searched bes
 original rather than instead of it: on 40 generated instances of the suite's statistics the
 search fitted all 40 in the stacked view within 10 s (the original view: 39 within 60 s, one
 of them at 22 s), and all of A-K; minimalloc's J it fits in 10 s where the original view takes
-0.3 s (``search.py`` interleaves the two).
+0.3 s (``search/rounds.py`` interleaves the two).
 
 Within a block the members lie bottom-up by alignment, then size, descending (each offset
 aligned up: the block's own alignment is the least common multiple of its members', so every

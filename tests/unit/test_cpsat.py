@@ -7,7 +7,9 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from memopt.planning import Buffer, Problem, Solution, validate
 from memopt.planning import cpsat
-from memopt.planning.search import SearchStrategy, _CpsatRuns, _Structure
+from memopt.planning.search import SearchStrategy
+from memopt.planning.search.cpsat_runs import CpsatRuns
+from memopt.planning.search.sections import Structure
 from memopt.planning.synthetic import packed, suite_like
 
 pytestmark = pytest.mark.skipif(not cpsat.available(), reason="OR-Tools is not installed")
@@ -222,9 +224,9 @@ def test_the_search_hands_cpsat_the_sweep_orders(monkeypatch):
 
     monkeypatch.setattr(cpsat, "Stream", Spy)
     problem, _ = packed(5, capacity=1 << 14, horizon=1 << 14, unit=256)
-    st = _Structure(problem)
+    st = Structure(problem)
     members = list(range(st.m))
-    runs = _CpsatRuns(st, 1 << 14, lambda pi: [(1.0, 0)], time.perf_counter() + 10)
+    runs = CpsatRuns(st, 1 << 14, lambda pi: [(1.0, 0)], time.perf_counter() + 10)
     runs.start(0, members)
     (sizes, starts, ends, cap, orders), = seen
     assert orders == cpsat.sweep_orders(sizes, starts, ends, cap) and len(orders) == 7

@@ -150,29 +150,32 @@ def test_small_random_problems_reach_the_lower_bound_often(seed):
 
 
 def test_partitions_are_solved_and_cached_independently():
-    from memopt.planning.search import _PartCache, _Structure, _Work, _perturb
+    from memopt.planning.search.partitions import PartCache, try_cap
+    from memopt.planning.search.sections import Structure
+    from memopt.planning.search.views import perturb
+    from memopt.planning.search.work import Work
     import random
     # Two independent groups (nothing is live across t=10); each is a greedy trap.
     trap = greedy_trap().buffers
     shifted = [Buffer(b.id + "'", b.size, b.start + 10, b.end + 10) for b in trap]
     p = Problem.of(list(trap) + shifted)
-    st_ = _Structure(p)
-    cache = _PartCache(st_)
+    st_ = Structure(p)
+    cache = PartCache(st_)
     assert [sorted(m) for m, _, _ in cache.parts] == [[0, 1, 2, 3], [4, 5, 6, 7]]
     ranks = [st_.preorder(h) for h in ("WAT", "TAW", "TWA")]
     runs = [(r, 100) for r in ranks]
-    status, sol = SearchStrategy._try_cap(st_, 6, runs, _Work(10_000, time.perf_counter() + 60), cache)
+    status, sol = try_cap(st_, 6, runs, Work(10_000, time.perf_counter() + 60), cache)
     assert status == 0 and all(s is not None and s[0] <= 6 for s in cache.solved)
     # A cached partition is reused for any larger cap (no further work).
-    work = _Work(10_000, time.perf_counter() + 60)
-    status, sol2 = SearchStrategy._try_cap(st_, 9, runs, work, cache)
+    work = Work(10_000, time.perf_counter() + 60)
+    status, sol2 = try_cap(st_, 9, runs, work, cache)
     assert status == 0 and sol2 == sol and work.used == 0
     # Below the lower bound: proven infeasible, and remembered.
-    status, _ = SearchStrategy._try_cap(st_, 5, runs, _Work(10_000, time.perf_counter() + 60), cache)
+    status, _ = try_cap(st_, 5, runs, Work(10_000, time.perf_counter() + 60), cache)
     assert status == 1 and max(cache.infeasible) == 5
     # Jittered preorders are permutations, reproducible from the seed.
     r = ranks[0]
-    a, b = _perturb(r, random.Random(1)), _perturb(r, random.Random(1))
+    a, b = perturb(r, random.Random(1)), perturb(r, random.Random(1))
     assert a == b and sorted(a) == list(range(len(r)))
 
 

@@ -6,7 +6,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from memopt.planning import Buffer, Problem, Solution, find_conflicts, lower_bound, plan, validate
 from memopt.planning import search as search_mod
-from memopt.planning.search import SearchStrategy
+from memopt.planning.search import SearchStrategy, plans, polish, views
 from memopt.planning.stacking import Stacking, stack
 from memopt.planning.synthetic import Family, guillotine
 
@@ -107,8 +107,8 @@ def test_a_stacked_view_finds_plans_but_proves_nothing(monkeypatch, capacity):
         Buffer("b0", 2, 2, 5), Buffer("b1", 2, 4, 6), Buffer("b2", 4, 5, 7), Buffer("b3", 3, 2, 3),
         Buffer("b4", 1, 2, 3),
     ])
-    monkeypatch.setattr(search_mod, "stack", _padded)
-    monkeypatch.setattr(search_mod, "STACKED_MIN_SHARE", 0.0)
+    monkeypatch.setattr(views, "stack", _padded)
+    monkeypatch.setattr(views, "STACKED_MIN_SHARE", 0.0)
     s = SearchStrategy(budget=10, nodes=20000, capacity=capacity)
     sol = s.plan(p)
     assert not find_conflicts(p, sol.offsets)
@@ -120,13 +120,13 @@ def test_the_polish_gives_half_its_nodes_to_the_blocks(monkeypatch):
     # best's short branch and bound: with the stacked view the same 600 nodes end lower on a
     # packed instance (the blocks' half finds what the buffers' half cannot).
     p = _guillotine(7)
-    start = search_mod._large_first(p)
+    start = plans.large_first(p)
     offsets, h = search_mod.exact_polish(p, start, 600)
     validate(p, Solution.of(p, offsets, "polish"))
     assert Solution.of(p, offsets, "polish").height == h
-    monkeypatch.setattr(search_mod, "_stacked_view", lambda problem: None)
+    monkeypatch.setattr(polish, "stacked_view", lambda problem: None)
     _, alone = search_mod.exact_polish(p, start, 600)
-    assert h < alone < search_mod._height(p, start)
+    assert h < alone < plans.height(p, start)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
