@@ -52,8 +52,19 @@ from memopt.planning import align_up, nested_live_profile
 from memopt.planning.bounds import lower_bound_inplace
 from memopt.planning.problem import Problem
 from memopt.planning.remat import (
-    HEURISTICS, RematError, RematGraph, RematOp, rematerialize, smallest_budget,
+    HEURISTICS, RematError, RematGraph, RematOp, RematResult, rematerialize, smallest_budget,
 )
+from memopt.planning.remat_optimal import MAX_OPS, optimal
+
+MODES = HEURISTICS + ("optimal",)
+"""The pass's ``heuristic`` values: the rules, and Checkmate's integer program solved by CP-SAT."""
+
+
+def _schedule(graph: RematGraph, budget: int, heuristic: str, min_size: int) -> RematResult:
+    """The planner the option names: a rule of :mod:`memopt.planning.remat`, or the optimum."""
+    if heuristic == "optimal":
+        return optimal(graph, budget, min_size=min_size)
+    return rematerialize(graph, budget, heuristic, min_size)
 
 BLACKLIST = ("random", "dropout", "multinomial", "bernoulli", "allreduce", "all_reduce", "allgather",
              "all_gather", "send", "recv", "print")
@@ -342,7 +353,9 @@ class RematerializeMemoryPass(ModulePass):
 
     budget: int | None = option(None, "on-chip bytes the function's arena must fit (required)", values="integer > 0")
     heuristic: str = option("lookahead", "which tensor to drop first: lookahead (memopt's, knows the future), "
-                            "dtr (MegEngine's score), dtr-eq, dtr-local, lru, largest", choices=HEURISTICS)
+                            "dtr (MegEngine's score), dtr-eq, dtr-local, lru, largest, or optimal (Checkmate's integer "
+                            f"program on CP-SAT, work-limited and deterministic, graphs up to {MAX_OPS} ops)",
+                            choices=MODES)
     min_size: int = option(0, "never drop a tensor smaller than this (DTR's evictee_minimum_size)",
                            values="integer >= 0")
     alignment: int = option(16, "the alignment plan-memory will use (sizes are counted rounded up to it)",
@@ -385,7 +398,7 @@ class RematerializeMemoryPass(ModulePass):
         for round_ in range(ROUNDS):
             traced = remat_graph(pristine, self.alignment)
             try:
-                result = rematerialize(traced.graph, target, self.heuristic, self.min_size)
+                result = _schedule(traced.graph, target, self.heuristic, self.min_size)
             except RematError as e:
                 if round_ == 0:
                     try:
