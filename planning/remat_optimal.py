@@ -85,8 +85,8 @@ NUM_WORKERS = 1
 the linear chain's optima faster than eight interleaved ones: 1.5 s against 13 s on the 12-layer
 chain, 25 ops, at a budget of 5, measured)."""
 
-WORK_BASE = 1.0
-WORK_PER_OP = 0.01
+WORK_BASE = 8.0
+WORK_PER_OP = 0.02
 """:func:`default_work`: ``WORK_BASE + WORK_PER_OP · ops`` deterministic units."""
 
 COST_DIGITS = 6
@@ -96,8 +96,11 @@ they are rounded to a millionth of the largest, and optimality is no longer clai
 
 def default_work(graph: RematGraph) -> float:
     """CP-SAT deterministic-time limit when ``work`` is None: ``WORK_BASE + WORK_PER_OP · ops``
-    (1 unit plus 1 per 100 ops: 2 units at 100 ops, 5 at 400). On these models a unit took 3-50
-    wall seconds of one core (measured; CP-SAT's own count leaves out much of its LP work)."""
+    (8 units plus 2 per 100 ops: 10 at 100 ops, 16 at 400). On these models a unit took 5-50
+    wall seconds of one core (measured; CP-SAT's own count leaves out much of its LP work):
+    about 1.5 minutes at 100 ops, 10 at 400. Why that much: the 4-layer transformer (108 ops)
+    at half its peak is proven optimal after 7.4 units, 46 % below lookahead's recompute cost;
+    at 2 units CP-SAT had not improved on lookahead's schedule."""
     return WORK_BASE + WORK_PER_OP * len(graph.ops)
 
 
