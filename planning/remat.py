@@ -522,8 +522,27 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
             stack.pop()
         return missing_cost[x]
 
-    def chain_cost(t: int) -> float:
-        """Cost of recomputing ``t`` now: its producer and every missing ancestor it needs."""
+    alive = [(len(ops) if t in outputs else (u[-1] if u else -1)) for t, u in enumerate(uses)]
+
+    def cost_at(t: int, u: int) -> float:
+        """Cost of recomputing ``t`` at step ``u``: its producer and every ancestor missing then —
+        dropped now, or held now but read for the last time before ``u`` (a walk)."""
+        total = own_cost[t]
+        seen = {t}
+        stack = [t]
+        while stack:
+            for x in made_from[stack.pop()]:
+                if (not resident[x] or alive[x] < u) and x not in seen and producer[x] >= 0:
+                    seen.add(x)
+                    total += own_cost[x]
+                    stack.append(x)
+        return total
+
+    def chain_cost(t: int, u: int) -> float:
+        """Cost of recomputing ``t`` at its next read ``u``: its producer and every ancestor
+        missing by then (memoised while every input of the producer is still held at ``u``)."""
+        if any(resident[x] and alive[x] < u and producer[x] >= 0 for x in made_from[t]):
+            return cost_at(t, u)
         miss = missing_inputs(t)
         if len(miss) > 1:
             return closure_cost(t)
@@ -539,7 +558,7 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
         if heuristic == "lookahead":
             nu = next_use(t, k)
             dist = max(nu - k, 0) + 1e-3
-            cost = neighbour_cost(t) if neighbourhood else chain_cost(t)
+            cost = neighbour_cost(t) if neighbourhood else chain_cost(t, nu)
             return noise[t] * cost / ((size ** a_mem) * (dist ** a_dist))
         if heuristic == "dtr-local":
             cost = ops[producer[t]].cost
@@ -651,6 +670,10 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
                                          "cannot be recomputed")
                     run(p, True, at)
             taken = _taken_inputs(op, added, at if is_clone else at + 1)
+            for t in op.outputs:  # held outputs the op computes again are not dropped to make room
+                if t not in locked:
+                    locked.add(t)
+                    added.append(t)
             need = (sum(sizes[t] for t in set(op.outputs) if not resident[t] and t not in taken) + op.extra
                     - sum(sizes[x] - sizes[o] for o, x in taken.items()))
             make_room(at, need)
