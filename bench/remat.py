@@ -10,10 +10,17 @@ heuristic cannot fit, ``T`` when it thrashes (overhead > 2x, the DTR paper's lim
 ``lookahead`` also the ops cloned and the arena ``plan-memory`` packs after the
 ``rematerialize`` pass (the pipeline ``--rematerialize=budget=N --plan-memory``), which must fit.
 
-Then the linear chain against its known optimum (Griewank's revolve, the first forward sweep
-free) at every budget, and the time of ``lookahead`` on a 5,000-op transformer at 50 %.
+Then the eager training logs of real architectures (``memopt.planning.training_logs``: ResNet,
+DenseNet, Inception, U-Net, transformer, LSTM with in-place ops, batch-norm statistics, views and
+arguments; ``--seed`` picks the log): per budget every heuristic, the eager DTR simulator with
+MegEngine's score and with the paper's ``h_DTR^eq``, ``lookahead``'s seconds, with ``--prove`` the
+pipeline ``--rematerialize=budget=N --plan-memory`` proven by ``memopt-run --check --against`` at
+50 % and 30 %, and with ``--optimal`` the optimum (Checkmate's integer program, CP-SAT) on the
+small log of each architecture at 50 %. Then the linear chain against its known optimum
+(Griewank's revolve, the first forward sweep free) at every budget, and the time of
+``lookahead`` on a 5,000-op transformer at 50 %.
 
-    python bench/remat.py [--models] [--cache DIR] [--chain-max 64]
+    python bench/remat.py [--models] [--cache DIR] [--chain-max 64] [--seed 0] [--prove] [--optimal]
 """
 
 from __future__ import annotations
@@ -96,6 +103,95 @@ def table(name: str, graph, text: str | None) -> dict[str, list[str]]:
     return cells
 
 
+def _timed_lookahead(graph, budget: int) -> tuple[str, float]:
+    t = time.perf_counter()
+    c = cell(graph, budget, "lookahead")
+    return c, time.perf_counter() - t
+
+
+def prove(text: str, budget: int) -> str:
+    """The pipeline on ``text`` at ``budget``, proven against the original by ``memopt-run``."""
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        src, out = os.path.join(d, "log.mlir"), os.path.join(d, "remat.mlir")
+        with open(src, "w") as f:
+            f.write(text)
+        r = subprocess.run(["memopt-opt", src, f"--rematerialize=budget={budget}", "--plan-memory", "-o", out],
+                           capture_output=True, text=True)
+        if r.returncode:
+            return "X"
+        r = subprocess.run(["memopt-run", out, "--check", "--against", src], capture_output=True, text=True)
+        return "proven" if r.returncode == 0 else "FAILED"
+
+
+def real_logs(seed: int, with_proof: bool) -> tuple[int, int, int, int]:
+    """The logs' tables; returns (budgets eager DTR meets, of them lookahead misses, budgets at
+    50/30 % where both meet, of them lookahead's overhead at or below h_DTR^eq's)."""
+    from memopt.planning.training_logs import LOGS, logs_to_mlir
+
+    met = missed = compared = at_or_below = 0
+    for name, make in LOGS.items():
+        g = make(seed=seed)
+        lb = live_peak(g)
+        print(f"\n### {name} log (seed {seed}): {len(g.ops)} ops, lower bound {lb} bytes\n")
+        print("| budget | " + " | ".join(HEURISTICS) + " | eager dtr | eager h_DTR^eq | lookahead s | proof |")
+        print("|---|" + "---:|" * (len(HEURISTICS) + 4))
+        text = logs_to_mlir(g) if with_proof else None
+        for frac in FRACTIONS:
+            budget = int(lb * frac)
+            la, secs = _timed_lookahead(g, budget)
+            row = [la] + [cell(g, budget, h) for h in HEURISTICS[1:]]
+            eager = [_eager(g, budget, h) for h in ("dtr", "dtr-eq")]
+            key = frac in (0.5, 0.3)
+            proof = prove(text, budget) if text and key else "-"
+            for e in eager:
+                if e[0].isdigit():
+                    met += 1
+                    missed += not la[0].isdigit()
+            if key and la[0].isdigit() and eager[1][0].isdigit():
+                compared += 1
+                at_or_below += float(la) <= float(eager[1])
+            print(f"| {int(frac * 100)} % = {budget} | " + " | ".join(row) + f" | {' | '.join(eager)} | "
+                  f"{secs:.1f} | {proof} |")
+            sys.stdout.flush()
+    return met, missed, compared, at_or_below
+
+
+def _eager(graph, budget: int, h: str) -> str:
+    try:
+        e = simulate_eager(graph, budget, h)
+    except RematError:
+        return "X"
+    return "T" if e.overhead > 2 else f"{e.overhead:.3f}"
+
+
+def optimum_table() -> None:
+    """The optimum on each architecture's small log at 50 %, beside every heuristic."""
+    from memopt.planning.remat_optimal import solve
+    from memopt.planning.training_logs import LOGS, SMALL
+
+    print("\n### Small logs at 50 % against the optimum (Checkmate's integer program, CP-SAT)\n")
+    print("| log | ops | optimum | proven | " + " | ".join(HEURISTICS) + " | lookahead over optimum | s |")
+    print("|---|---:|---:|---|" + "---:|" * (len(HEURISTICS) + 2))
+    for name, make in LOGS.items():
+        g = make(seed=0, **SMALL[name])
+        budget = int(live_peak(g) * 0.5)
+        t = time.perf_counter()
+        try:
+            run = solve(g, budget)
+            opt, proven = f"{run.result.overhead:.3f}", "yes" if run.proven else "no"
+        except RematError:
+            opt, proven = "X", "-"
+        secs = time.perf_counter() - t
+        row = [cell(g, budget, h) for h in HEURISTICS]
+        gap = (f"{100 * (float(row[0]) / float(opt) - 1):.1f} %" if row[0][0].isdigit() and opt[0].isdigit()
+               else "-")
+        print(f"| {name} | {len(g.ops)} | {opt} | {proven} | " + " | ".join(row) + f" | {gap} | {secs:.0f} |")
+        sys.stdout.flush()
+
+
 @lru_cache(None)
 def _advance(l: int, c: int) -> int:
     if l <= 1:
@@ -147,6 +243,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--models", action="store_true", help="also every real model of bench/models.py")
     ap.add_argument("--cache", default=os.path.expanduser("~/.cache/memopt-models"))
     ap.add_argument("--chain-max", type=int, default=64)
+    ap.add_argument("--seed", type=int, default=0, help="which eager training log of each architecture")
+    ap.add_argument("--prove", action="store_true", help="prove the logs' rewrites at 50 %% and 30 %% (slow)")
+    ap.add_argument("--optimal", action="store_true", help="the optimum on each architecture's small log (slow)")
     args = ap.parse_args(argv)
     wins = losses = compared = 0
     for name, make in TRAINING_GRAPHS.items():
@@ -162,6 +261,12 @@ def main(argv: list[str] | None = None) -> int:
                 wins += 1
     print(f"\n# training graphs: lookahead vs dtr overhead at {compared} budgets either meets: "
           f"lower on {wins}, higher on {losses}")
+    met, missed, compared, below = real_logs(args.seed, args.prove)
+    print(f"\n# real-architecture logs: of {met} (budget, eager DTR score) pairs the eager simulator meets, "
+          f"lookahead misses {missed}; at 50 % and 30 % lookahead's overhead is at or below h_DTR^eq's on "
+          f"{below} of {compared} budgets both meet")
+    if args.optimal:
+        optimum_table()
     chain_vs_optimum(args.chain_max)
     g = transformer(layers=190, seq=64, dim=128)
     lb = live_peak(g)
