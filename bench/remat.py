@@ -109,6 +109,12 @@ def _timed_lookahead(graph, budget: int) -> tuple[str, float]:
     return c, time.perf_counter() - t
 
 
+def _tool(name: str) -> str:
+    """A memopt tool beside this Python (the venv's), else from PATH."""
+    here = os.path.join(os.path.dirname(sys.executable), name)
+    return here if os.path.exists(here) else name
+
+
 def prove(text: str, budget: int) -> str:
     """The pipeline on ``text`` at ``budget``, proven against the original by ``memopt-run``."""
     import subprocess
@@ -118,11 +124,11 @@ def prove(text: str, budget: int) -> str:
         src, out = os.path.join(d, "log.mlir"), os.path.join(d, "remat.mlir")
         with open(src, "w") as f:
             f.write(text)
-        r = subprocess.run(["memopt-opt", src, f"--rematerialize=budget={budget}", "--plan-memory", "-o", out],
+        r = subprocess.run([_tool("memopt-opt"), src, f"--rematerialize=budget={budget}", "--plan-memory", "-o", out],
                            capture_output=True, text=True)
         if r.returncode:
             return "X"
-        r = subprocess.run(["memopt-run", out, "--check", "--against", src], capture_output=True, text=True)
+        r = subprocess.run([_tool("memopt-run"), out, "--check", "--against", src], capture_output=True, text=True)
         return "proven" if r.returncode == 0 else "FAILED"
 
 
