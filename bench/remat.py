@@ -29,12 +29,11 @@ import argparse
 import os
 import sys
 import time
-from functools import lru_cache
 
 from memopt.planning.remat import (
     HEURISTICS, RematError, live_peak, rematerialize, simulate_eager,
 )
-from memopt.planning.training import TRAINING_GRAPHS, linear_chain, to_mlir, transformer
+from memopt.planning.training import TRAINING_GRAPHS, linear_chain, revolve, to_mlir, transformer
 
 FRACTIONS = (0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3)
 
@@ -196,26 +195,6 @@ def optimum_table() -> None:
                else "-")
         print(f"| {name} | {len(g.ops)} | {opt} | {proven} | " + " | ".join(row) + f" | {gap} | {secs:.0f} |")
         sys.stdout.flush()
-
-
-@lru_cache(None)
-def _advance(l: int, c: int) -> int:
-    if l <= 1:
-        return 0
-    if c == 0:
-        return l * (l - 1) // 2
-    return min(j + _advance(l - j, c - 1) + _advance(j, c) for j in range(1, l))
-
-
-@lru_cache(None)
-def revolve(l: int, c: int) -> int:
-    """Fewest recomputations to reverse Checkmate's ``l``-layer chain with ``c`` checkpoint
-    slots beyond the working set (Griewank's binomial checkpointing; forward sweep free)."""
-    if l <= 1:
-        return 0
-    if c == 0:
-        return (l - 1) * (l - 2) // 2
-    return min([revolve(l, c - 1)] + [revolve(l - j, c - 1) + _advance(j, c) for j in range(1, l)])
 
 
 def chain_vs_optimum(max_n: int) -> None:

@@ -24,6 +24,7 @@ The forward generators:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from .remat import RematGraph, RematOp
 
@@ -112,6 +113,30 @@ def linear_chain(n: int) -> RematGraph:
 F32 = 4
 
 
+@lru_cache(None)
+def _advance(l: int, c: int) -> int:
+    """Griewank's revolve: fewest forward steps to reverse ``l`` steps from a checkpoint with
+    ``c`` free slots (the first forward sweep paid)."""
+    if l <= 1:
+        return 0
+    if c == 0:
+        return l * (l - 1) // 2
+    return min(j + _advance(l - j, c - 1) + _advance(j, c) for j in range(1, l))
+
+
+@lru_cache(None)
+def revolve(l: int, c: int) -> int:
+    """The fewest recomputations that reverse :func:`linear_chain`'s ``l`` layers with ``c``
+    checkpoint slots beyond the working set (Griewank's binomial checkpointing, the first forward
+    sweep free: it is the forward pass itself) — the known optimum the remat planners are tested
+    against."""
+    if l <= 1:
+        return 0
+    if c == 0:
+        return (l - 1) * (l - 2) // 2
+    return min([revolve(l, c - 1)] + [revolve(l - j, c - 1) + _advance(j, c) for j in range(1, l)])
+
+
 def resnet(blocks_per_stage: int = 3, stages: int = 3, channels: int = 16, hw: int = 32, batch: int = 8) -> RematGraph:
     """A CIFAR-style ResNet (ResNet-20 with the defaults) forward and backward."""
     b = _Builder()
@@ -192,7 +217,7 @@ TRAINING_GRAPHS = {
 """The generated training graphs of ``bench/remat.py`` (and ``bench/pool.py``), by name."""
 
 
-__all__ = ["TRAINING_GRAPHS", "linear_chain", "resnet", "to_mlir", "transformer", "unet", "with_backward"]
+__all__ = ["TRAINING_GRAPHS", "linear_chain", "resnet", "revolve", "to_mlir", "transformer", "unet", "with_backward"]
 
 
 def to_mlir(graph: RematGraph, name: str = "main", views: bool = False) -> str:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import io
 import random
-from functools import lru_cache
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -26,7 +25,7 @@ from memopt.planning.remat import (
     HEURISTICS, RematError, RematGraph, RematOp, live_peak, rematerialize, schedule_peak, simulate_eager,
     smallest_budget, working_set_bound,
 )
-from memopt.planning.training import TRAINING_GRAPHS, linear_chain, with_backward
+from memopt.planning.training import TRAINING_GRAPHS, linear_chain, revolve, with_backward
 
 
 def test_schedule_peak_by_hand() -> None:
@@ -168,34 +167,13 @@ def test_eviction_is_always_recoverable(g: RematGraph, frac: float, h: str) -> N
             raise AssertionError(f"eager DTR fails at twice the peak: {e}") from None
 
 
-@lru_cache(None)
-def _advance(l: int, c: int) -> int:
-    """Griewank's revolve: fewest forward steps to reverse ``l`` steps from a checkpoint with
-    ``c`` free slots (the first forward sweep paid)."""
-    if l <= 1:
-        return 0
-    if c == 0:
-        return l * (l - 1) // 2
-    return min(j + _advance(l - j, c - 1) + _advance(j, c) for j in range(1, l))
-
-
-@lru_cache(None)
-def _optimum(l: int, c: int) -> int:
-    """The same with the first forward sweep free (it is the forward pass itself)."""
-    if l <= 1:
-        return 0
-    if c == 0:
-        return (l - 1) * (l - 2) // 2
-    return min([_optimum(l, c - 1)] + [_optimum(l - j, c - 1) + _advance(j, c) for j in range(1, l)])
-
-
 @pytest.mark.parametrize("n", [8, 16, 24, 32])
 def test_lookahead_within_ten_percent_of_revolve_on_the_linear_chain(n: int) -> None:
     g = linear_chain(n)
     base_slots = 4  # the pinned input, the gradient, an op's input and output
     for budget in range(base_slots, live_peak(g) + 1):
         r = rematerialize(g, budget, "lookahead")
-        opt = _optimum(n, budget - base_slots)
+        opt = revolve(n, budget - base_slots)
         assert r.extra_cost >= opt  # the optimum is a true lower bound of the model
         assert r.extra_cost <= 1.10 * opt + 1e-9, (budget, r.extra_cost, opt)
 

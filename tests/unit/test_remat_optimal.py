@@ -9,7 +9,6 @@ its memory accounting against :func:`schedule_peak` with the clones fixed.
 from __future__ import annotations
 
 import random
-from functools import lru_cache
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -19,7 +18,7 @@ from memopt.planning.remat import (
     HEURISTICS, RematError, RematGraph, RematOp, live_peak, rematerialize, schedule_peak, working_set_bound,
 )
 from memopt.planning.remat_optimal import MAX_OPS, _Model, optimal, optimal_with_status, solve
-from memopt.planning.training import linear_chain
+from memopt.planning.training import linear_chain, revolve
 
 pytestmark = pytest.mark.skipif(not cpsat.available(), reason="OR-Tools is not installed")
 
@@ -35,27 +34,6 @@ def _valid(graph: RematGraph, r, budget: int) -> None:
     assert r.heuristic == "optimal"
 
 
-@lru_cache(None)
-def _advance(l: int, c: int) -> int:
-    """Griewank's revolve: fewest forward steps to reverse ``l`` steps from a checkpoint with
-    ``c`` free slots (the first forward sweep paid)."""
-    if l <= 1:
-        return 0
-    if c == 0:
-        return l * (l - 1) // 2
-    return min(j + _advance(l - j, c - 1) + _advance(j, c) for j in range(1, l))
-
-
-@lru_cache(None)
-def _revolve(l: int, c: int) -> int:
-    """The same with the first forward sweep free (it is the forward pass itself)."""
-    if l <= 1:
-        return 0
-    if c == 0:
-        return (l - 1) * (l - 2) // 2
-    return min([_revolve(l, c - 1)] + [_revolve(l - j, c - 1) + _advance(j, c) for j in range(1, l)])
-
-
 @pytest.mark.parametrize("n,budgets", [
     (8, range(4, 10)), (10, (4, 5, 7)), (12, (4, 5, 6, 9)), (14, (4, 8)), (16, (4, 7, 12)),
 ])
@@ -64,7 +42,7 @@ def test_equals_revolve_on_the_linear_chain(n: int, budgets) -> None:
     for budget in budgets:
         r, proven = optimal_with_status(g, budget, work=10, hint=CHEAP)
         assert proven, budget
-        assert r.extra_cost == _revolve(n, budget - 4), budget  # 4: input, gradient, an op's operands
+        assert r.extra_cost == revolve(n, budget - 4), budget  # 4: input, gradient, an op's operands
         _valid(g, r, budget)
 
 
