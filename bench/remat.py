@@ -108,6 +108,10 @@ def _timed_lookahead(graph, budget: int) -> tuple[str, float]:
     return c, time.perf_counter() - t
 
 
+MAX_BYTES = 6 << 30
+"""Storage the proof's executions may use (the unplanned and planned runs of a log)."""
+
+
 def _tool(name: str) -> str:
     """A memopt tool beside this Python (the venv's), else from PATH."""
     here = os.path.join(os.path.dirname(sys.executable), name)
@@ -127,7 +131,10 @@ def prove(text: str, budget: int) -> str:
                            capture_output=True, text=True)
         if r.returncode:
             return "X"
-        r = subprocess.run([_tool("memopt-run"), out, "--check", "--against", src], capture_output=True, text=True)
+        r = subprocess.run([_tool("memopt-run"), out, "--check", "--against", src, "--max-bytes", str(MAX_BYTES)],
+                           capture_output=True, text=True)
+        if r.returncode and "--max-bytes" in r.stderr:
+            return "too large to run"
         return "proven" if r.returncode == 0 else "FAILED"
 
 
