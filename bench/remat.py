@@ -46,9 +46,9 @@ def cell(graph, budget: int, h: str) -> str:
     return "T" if r.overhead > 2 else f"{r.overhead:.3f}"
 
 
-def eager_cell(graph, budget: int) -> str:
+def eager_cell(graph, budget: int, h: str = "dtr") -> str:
     try:
-        e = simulate_eager(graph, budget, "dtr")
+        e = simulate_eager(graph, budget, h)
     except RematError:
         return "X"
     return "T" if e.overhead > 2 else f"{e.overhead:.3f}"
@@ -155,7 +155,7 @@ def real_logs(seed: int, with_proof: bool) -> tuple[int, int, int, int]:
             budget = int(lb * frac)
             la, secs = _timed_lookahead(g, budget)
             row = [la] + [cell(g, budget, h) for h in HEURISTICS[1:]]
-            eager = [_eager(g, budget, h) for h in ("dtr", "dtr-eq")]
+            eager = [eager_cell(g, budget, h) for h in ("dtr", "dtr-eq")]
             key = frac in (0.5, 0.3)
             proof = prove(text, budget) if text and key else "-"
             for e in eager:
@@ -169,14 +169,6 @@ def real_logs(seed: int, with_proof: bool) -> tuple[int, int, int, int]:
                   f"{secs:.1f} | {proof} |")
             sys.stdout.flush()
     return met, missed, compared, at_or_below
-
-
-def _eager(graph, budget: int, h: str) -> str:
-    try:
-        e = simulate_eager(graph, budget, h)
-    except RematError:
-        return "X"
-    return "T" if e.overhead > 2 else f"{e.overhead:.3f}"
 
 
 def optimum_table() -> None:

@@ -232,6 +232,14 @@ def working_set_bound(graph: RematGraph) -> tuple[int, int]:
     return best, where
 
 
+def last_reads(graph: RematGraph, uses: Sequence[Sequence[int]]) -> list[int]:
+    """Per tensor: the last original step that reads it (results: the end, ``len(ops)``; -1:
+    never read) — how long the original schedule holds it."""
+    n = len(graph.ops)
+    outputs = set(graph.outputs)
+    return [(n if t in outputs else (u[-1] if u else -1)) for t, u in enumerate(uses)]
+
+
 def recovery_horizon(graph: RematGraph, producer: Sequence[int], uses: Sequence[Sequence[int]]) -> list[int]:
     """Per tensor: the last original step before which it can always be computed again once
     dropped (DTR's rule that eviction stays recoverable). Recomputing a tensor needs its
@@ -240,9 +248,8 @@ def recovery_horizon(graph: RematGraph, producer: Sequence[int], uses: Sequence[
     not recomputable have no other source. A tensor read at step ``u`` may be dropped before
     ``u`` only if its horizon is at least ``u``. Static: it depends on the graph alone."""
     n = len(graph.ops)
-    outputs = set(graph.outputs)
     pinned = set(graph.inputs)
-    alive = [(n if t in outputs else (u[-1] if u else -1)) for t, u in enumerate(uses)]
+    alive = last_reads(graph, uses)
     horizon = [-1] * len(graph.sizes)
     for k, op in enumerate(graph.ops):
         h = n + 1
@@ -486,14 +493,18 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
     def missing_inputs(t: int) -> list[int]:
         return [x for x in made_from[t] if not resident[x] and producer[x] >= 0]
 
-    def closure_cost(t: int) -> float:
-        """``t``'s own cost plus every missing ancestor's, each counted once (a walk)."""
+    alive = last_reads(graph, uses)
+
+    def closure_cost(t: int, u: int = -1) -> float:
+        """Cost of recomputing ``t`` at step ``u`` (default: now): its producer and every
+        ancestor missing then — dropped now, or held now but read for the last time before
+        ``u`` — each counted once (a walk)."""
         total = own_cost[t]
         seen = {t}
         stack = [t]
         while stack:
             for x in made_from[stack.pop()]:
-                if not resident[x] and x not in seen and producer[x] >= 0:
+                if (not resident[x] or alive[x] < u) and x not in seen and producer[x] >= 0:
                     seen.add(x)
                     total += own_cost[x]
                     stack.append(x)
@@ -522,27 +533,11 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
             stack.pop()
         return missing_cost[x]
 
-    alive = [(len(ops) if t in outputs else (u[-1] if u else -1)) for t, u in enumerate(uses)]
-
-    def cost_at(t: int, u: int) -> float:
-        """Cost of recomputing ``t`` at step ``u``: its producer and every ancestor missing then —
-        dropped now, or held now but read for the last time before ``u`` (a walk)."""
-        total = own_cost[t]
-        seen = {t}
-        stack = [t]
-        while stack:
-            for x in made_from[stack.pop()]:
-                if (not resident[x] or alive[x] < u) and x not in seen and producer[x] >= 0:
-                    seen.add(x)
-                    total += own_cost[x]
-                    stack.append(x)
-        return total
-
     def chain_cost(t: int, u: int) -> float:
         """Cost of recomputing ``t`` at its next read ``u``: its producer and every ancestor
         missing by then (memoised while every input of the producer is still held at ``u``)."""
         if any(resident[x] and alive[x] < u and producer[x] >= 0 for x in made_from[t]):
-            return cost_at(t, u)
+            return closure_cost(t, u)
         miss = missing_inputs(t)
         if len(miss) > 1:
             return closure_cost(t)
@@ -571,7 +566,7 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
     # its own producer cost instead of the neighbourhood or chain cost, which can only add —
     # and exact scores are evaluated in lower-bound order until the bound passes the best.
     size_np = np.array(sizes, dtype=np.float64)
-    own_np = np.array([ops[p].cost if p >= 0 else 0.0 for p in producer], dtype=np.float64)
+    own_np = np.array(own_cost, dtype=np.float64)
     static_ok = np.array(
         [sizes[t] > 0 and sizes[t] >= min_size and t not in pinned and producer[t] >= 0
          and ops[producer[t]].recomputable for t in range(n_t)], dtype=bool)
@@ -958,5 +953,6 @@ def simulate_eager(graph: RematGraph, budget: int, heuristic: str = "dtr", min_s
 
 __all__ = [
     "EagerReport", "HEURISTICS", "RematError", "RematGraph", "RematOp", "RematResult", "live_peak",
-    "rematerialize", "schedule_peak", "simulate_eager", "smallest_budget", "working_set_bound",
+    "last_reads", "recovery_horizon", "rematerialize", "schedule_peak", "simulate_eager", "smallest_budget",
+    "working_set_bound",
 ]

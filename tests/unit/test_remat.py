@@ -61,12 +61,17 @@ def dags(draw):
     return RematGraph(tuple(sizes), tuple(ops), tuple(range(n_in)), outs)
 
 
+def _budget_between(g: RematGraph, frac: float) -> tuple[int, int]:
+    """A budget ``frac`` of the way from the working-set bound to the peak, and the peak."""
+    lo, _ = working_set_bound(g)
+    hi = live_peak(g)
+    return int(lo + frac * max(hi - lo, 0)), hi
+
+
 @settings(max_examples=150, deadline=None)
 @given(g=dags(), frac=st.floats(0.0, 1.0), h=st.sampled_from(HEURISTICS))
 def test_every_heuristic_fits_or_says_why(g: RematGraph, frac: float, h: str) -> None:
-    lo, _ = working_set_bound(g)
-    hi = live_peak(g)
-    budget = int(lo + frac * max(hi - lo, 0))
+    budget, hi = _budget_between(g, frac)
     try:
         r = rematerialize(g, budget, h)
     except RematError as e:
@@ -149,9 +154,7 @@ def test_a_tensor_whose_recomputation_needs_a_dead_argument_is_never_dropped() -
 def test_eviction_is_always_recoverable(g: RematGraph, frac: float, h: str) -> None:
     """No heuristic drops a tensor it cannot compute again: a refusal says the budget is too
     small, never that a dropped tensor cannot be recomputed — the eager simulator neither."""
-    lo, _ = working_set_bound(g)
-    hi = live_peak(g)
-    budget = int(lo + frac * max(hi - lo, 0))
+    budget, hi = _budget_between(g, frac)
     try:
         r = rematerialize(g, budget, h)
     except RematError as e:
