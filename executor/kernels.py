@@ -2,8 +2,9 @@
 
 The executor exists to prove memory plans, not to be a fast inference engine, so the kernels only
 need to be *deterministic functions of every input byte*. The common kinds the importers produce
-(add, mul, relu, conv2d, matmul ...) run as real numpy code when the operand shapes fit the
-simple case; everything else -- unknown kinds, odd shapes, opaque element types -- uses
+(add, mul, relu, matmul ...) run as real numpy code when the operand shapes fit the simple case,
+and the windowed kinds (convolution, depthwise, pooling, pad; :mod:`memopt.executor.window`) as
+their attributes say; everything else -- unknown kinds, odd shapes, opaque element types -- uses
 :func:`mix`, which hashes every input byte (with the op's kind and identity) into a seed and
 fills every output byte from it. Either way, a plan that corrupts any byte an op reads changes
 what the op writes, and a plan that loses any byte an op writes is visible to its readers.
@@ -21,6 +22,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from . import window
 from .data import TensorInfo, as_bytes, crc_seed, sample, typed
 
 Kernel = Callable[[list[np.ndarray], list[TensorInfo], dict], "list[np.ndarray] | None"]
@@ -66,34 +68,18 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-x))
 
 
-def _conv2d(inputs, outs, attrs):
-    """NCHW conv, stride 1, no dilation, groups 1; 'valid' or odd-kernel 'same' padding as the
-    output shape says; optional bias [F]."""
-    if len(inputs) not in (2, 3) or len(outs) != 1 or outs[0].kind.family != "float":
-        return None
-    x, w = inputs[0], inputs[1]
-    if x.ndim != 4 or w.ndim != 4 or len(outs[0].shape) != 4:
-        return None
-    n, c, h, wd = x.shape
-    f, wc, kh, kw = w.shape
-    on, of, oh, ow = outs[0].shape
-    if wc != c or on != n or of != f:
-        return None
-    if (oh, ow) == (h - kh + 1, wd - kw + 1):
-        pad = (0, 0)
-    elif (oh, ow) == (h, wd) and kh % 2 and kw % 2:
-        pad = (kh // 2, kw // 2)
-    else:
-        return None
-    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (pad[0], pad[0]), (pad[1], pad[1])))
-    win = np.lib.stride_tricks.sliding_window_view(xp, (kh, kw), axis=(2, 3))  # n c oh ow kh kw
-    y = np.einsum("nchwij,fcij->nfhw", win, w.astype(np.float64), optimize=False)
-    if len(inputs) == 3:
-        b = inputs[2]
-        if b.shape != (f,):
+def _windowed(fn, kind: str | None = None) -> Kernel:
+    """A kernel of :mod:`memopt.executor.window` (conv, pooling, pad, slices) as a :data:`Kernel`:
+    one output of a numpy type, the window read from the op's attributes."""
+
+    def kernel(inputs, outs, attrs):
+        if len(outs) != 1 or outs[0].kind.dtype is None or outs[0].kind.family not in ("float", "int"):
             return None
-        y = y + b.astype(np.float64)[None, :, None, None]
-    return [y.astype(outs[0].kind.dtype)]
+        args = (inputs, tuple(outs[0].shape), outs[0].kind.dtype, attrs)
+        y = fn(kind, *args) if kind is not None else fn(*args)
+        return None if y is None else [y]
+
+    return kernel
 
 
 def _matmul(inputs, outs, attrs):
@@ -189,8 +175,12 @@ KERNELS: dict[str, Kernel] = {
     "neg": _elementwise(np.negative, 1),
     "sigmoid": _elementwise(_sigmoid, 1, floats_only=True),
     "tanh": _elementwise(np.tanh, 1, floats_only=True),
-    "conv": _conv2d,
-    "conv2d": _conv2d,
+    **{k: _windowed(window.conv, k) for k in window.CONV_KINDS},
+    **{k: _windowed(window.pool, k) for k in window.POOL_KINDS},
+    "pad": _windowed(window.pad),
+    "extractslice": _windowed(window.extract_slice),
+    "insertslice": _windowed(window.insert_slice),
+    "empty": _windowed(window.empty),
     "matmul": _matmul,
     "gemm": _gemm,
     "reshape": _reshape,

@@ -164,8 +164,10 @@ class PlanMemoryPass(ModulePass):
                            "(search ignores inplace hints)",
                            choices=strategy_names)
     alignment: int = option(16, "byte alignment of every offset", values="power of two >= 1")
-    inplace: bool = option(True, "let an op with an inplace hint overwrite an input that dies there")
-    control_flow: str = option("joint", "how the branches of an if share memory (see docs)",
+    inplace: bool = option(True, "let an op with an inplace hint overwrite an input that dies there "
+                          "(memopt dialect; on upstream IR bufferization decided in-place reuse)")
+    control_flow: str = option("joint", "how the branches of an if share memory (see docs); memopt dialect "
+                               "only, upstream branches are numbered jointly",
                                choices=CONTROL_FLOW_MODES)
     capacity: int | None = option(None, "fail when an arena (plus DMA staging buffers) exceeds this many bytes "
                                   "(also the target's capacity and one an earlier insert-dma recorded: the smallest)",
@@ -321,6 +323,25 @@ class PlanMemoryPass(ModulePass):
         for f in funcs:
             refuse_memref(f, "plan-memory", "spill=auto")
 
+    def _remark_dialect_options(self, funcs: list) -> None:
+        """Say which options upstream functions do not take: their branches are always numbered
+        jointly (exclusive branches share bytes), and bufferization already decided in-place
+        reuse, so ``control-flow`` and ``inplace`` apply to memopt-dialect functions only."""
+        upstream = [f for f in funcs if is_upstream(f)]
+        if not upstream:
+            return
+        given = []
+        if self.control_flow != "joint":
+            given.append((f"control-flow={self.control_flow}", "its branches are numbered jointly"))
+        if not self.inplace:
+            given.append(("inplace=false", "bufferization already chose its in-place reuse"))
+        f = upstream[0]
+        for text, how in given:
+            sys.stderr.write(
+                f"plan-memory: remark: {where(f)}{text} applies to memopt-dialect functions only; "
+                f"'@{f.sym_name.data}' is upstream memref IR: {how}\n"
+            )
+
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         check_options(
             self.strategy, self.alignment, self.control_flow, self.capacity, self.budget,
@@ -333,6 +354,7 @@ class PlanMemoryPass(ModulePass):
         rows = []
         funcs = planned_functions(op)
         self._refuse_upstream(funcs)
+        self._remark_dialect_options(funcs)
         target = self._target()
         rows += self._plan_upstream_functions([f for f in funcs if is_upstream(f)], len(funcs) > 1)
         for f in funcs:

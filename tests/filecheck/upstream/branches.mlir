@@ -11,6 +11,15 @@
 // RUN: memopt-run %t.mlir --check --seed 0 | filecheck %s --check-prefix=EXEC
 // RUN: memopt-run %t.mlir --check --seed 1 | filecheck %s --check-prefix=EXEC
 // EXEC: @main: planned execution matches unplanned
+// Options of the memopt dialect's tracer say, in a remark, that they do not apply here; the
+// default values say nothing.
+// RUN: memopt-opt %s -p 'plan-memory{control-flow=merge inplace=false}' 2>&1 >/dev/null | filecheck %s --check-prefix=FLAVOUR
+// FLAVOUR: plan-memory: remark: {{.*}}branches.mlir:[[#LINE:]]:1: control-flow=merge applies to memopt-dialect functions only; '@main' is upstream memref IR: its branches are numbered jointly
+// FLAVOUR-NEXT: plan-memory: remark: {{.*}}branches.mlir:[[#LINE]]:1: inplace=false applies to memopt-dialect functions only; '@main' is upstream memref IR: bufferization already chose its in-place reuse
+// FLAVOUR-EMPTY:
+// RUN: memopt-opt %s -p 'plan-memory{control-flow=joint inplace=true}' 2>&1 >/dev/null | filecheck %s --check-prefix=DEFAULTS --allow-empty
+// DEFAULTS-NOT: remark
+
 // CHECK-LABEL: @main
 // RUN: filecheck %s < %t.mlir
 // CHECK: memopt.arena_size = 5120 : i64
