@@ -1,19 +1,17 @@
 """An exact packing backend: OR-Tools' CP-SAT solver deciding whether buffers fit under a height.
 
 Why a second exact method next to the MiniMalloc-style branch and bound (``search/bnb.py``): the two
-fail on different instances. Measured on minimalloc's challenging suite and on 20 generated
-instances of its statistics (``synthetic.packed``, seeds 9101-9120, capacity 2^20): the branch
-and bound fits A-F and 16 of the 20 within 60 s, CP-SAT fits 2 of A-F and 15 of the 20 within
-20 s, and together they fit 25 of 26 — CP-SAT's energetic reasoning in ``NoOverlap2D`` finds the
-packings whose greedy-guided orders thrash, the branch and bound's canonical placements those
-whose many equal-height sections CP-SAT's propagation cannot see through. ``search`` therefore
-runs CP-SAT beside its preorders, in a second thread (:class:`Stream`).
+fail on different instances — CP-SAT's energetic reasoning in ``NoOverlap2D`` finds the packings
+whose greedy-guided orders thrash, the branch and bound's canonical placements those whose many
+equal-height sections CP-SAT's propagation cannot see through; together they fit more than
+either (``bench/search.py`` prints both on minimalloc's suite and generated look-alikes).
+``search`` therefore runs CP-SAT beside its preorders, in a second thread (:class:`Stream`).
 
 The model is the textbook one (MiniMalloc's paper uses it as its baseline): one offset variable
 per buffer in units of the gcd of the sizes and alignments (every offset of a canonical packing
 — each buffer at the aligned-up top of what lies below it — is a multiple of it, so nothing is
 lost; an alignment of 1 stays out of it, as does the cap: a unit of 1 byte where 1 KiB would do
-slows CP-SAT's fixed search tenfold, measured); a fixed time interval and a
+slows CP-SAT's fixed search by an order of magnitude); a fixed time interval and a
 variable memory interval per buffer; ``NoOverlap2D`` over them plus the redundant ``Cumulative``
 over time (every cross section's bytes fit under the cap). With branch paths (exclusive buffers
 share addresses) only the neighbours of the interference graph get pairwise ``NoOverlap``.
@@ -22,9 +20,8 @@ How a run searches: first CP-SAT's fixed search in each of :func:`sweep_orders` 
 buffer with the lowest possible offset goes there, ties in the order's sequence: MiniMalloc's
 canonical placement, with CP-SAT's propagation and clause learning behind it), then in a
 :func:`jittered` copy of each (in a :class:`Stream`), then its default search. Why the fixed
-search leads: on nine generated instances that the search missed or nearly missed within 60 s,
-it fitted seven, each in one of these orders within 0.04-9 s; in the buffers' given order (30 s
-each) it fitted two of them.
+search leads: in these orders it fits instances that its default search, or the buffers' given
+order, misses.
 
 Determinism: one worker, limited by CP-SAT's deterministic time (a count of its own work, not
 the clock), so a run gives the same answer on every machine that finishes that work before the
@@ -47,25 +44,19 @@ FIT, INFEASIBLE, UNKNOWN = "fit", "infeasible", "unknown"
 
 JITTER = 3.0
 """How far (in places, one standard deviation) :func:`jittered` moves a buffer in a sweep order.
-Why restart with jittered copies rather than only replay the sweeps with a doubled limit: on
-six generated instances that the search missed at 60 s, eight rounds of the five sweeps
-jittered by about three places (0.08 deterministic units each) fitted three of them, each
-several times and within 0.3-1 s, where the exact sweeps fitted none (in the search, with the
-copies, those three fit within 60 s, at 7-17 s). The fixed search's run lengths are
-heavy-tailed in the tie order, as the branch and bound's are in its preorder (``search/views.py``
+Why restart with jittered copies rather than only replay the sweeps with a doubled limit: the
+fixed search's run lengths are heavy-tailed in the tie order, as the branch and bound's are in
+its preorder (``search/views.py``
 jitters those the same way)."""
 
 FIXED_SHARE = 0.75
 """Share of a run's deterministic limit spent on CP-SAT's fixed search, split evenly over its
 decision orders (the :func:`sweep_orders` and their jittered copies); the rest goes to its
-default search with the run's seed, whose run lengths are heavy-tailed in the seed too. Before
-the sweeps the split was the other way round (a quarter on the fixed search in the given
-order); measured on six of the hardest generated instances at 60 s, without the jittered
-copies, 0.5 and 0.75 fitted the same one."""
+default search with the run's seed, whose run lengths are heavy-tailed in the seed too."""
 
 DET_PER_SECOND = 0.048
 """CP-SAT deterministic-time units done per wall second by one worker on these packing models
-(measured 0.02-0.06 on the challenging suite: ``NoOverlap2D`` propagation is cheap in its
+(``NoOverlap2D`` propagation is cheap in its
 accounting), used to turn a time share into a deterministic limit."""
 
 
@@ -105,9 +96,8 @@ def fit(sizes: Sequence[int], starts: Sequence[int], ends: Sequence[int], aligns
 
     ``neighbours`` (index lists) replaces the time-overlap test when buffers in exclusive
     branches may share memory; ``det_limit`` bounds the work, ``seconds`` is a hard stop.
-    ``seed`` is CP-SAT's random seed: its run lengths are heavy-tailed in it (measured on one
-    held-out instance, seeds 0-5: fit after 0.19-0.52 deterministic units on three, nothing
-    within 0.85-0.94 on the others), so a caller that retries should retry with a new seed.
+    ``seed`` is CP-SAT's random seed: its run lengths are heavy-tailed in it, so a caller that
+    retries should retry with a new seed.
     ``orders`` (index lists, such as :func:`sweep_orders`) are decision orders for the fixed
     search, tried in turn, :data:`FIXED_SHARE` of ``det_limit`` among them; without them the
     fixed search follows the buffers' given order. ``conflicts`` caps each attempt's conflicts
@@ -193,20 +183,13 @@ def sweep_orders(sizes: Sequence[int], starts: Sequence[int], ends: Sequence[int
     Why several: with "lowest possible offset first" branching, CP-SAT's fixed search is the
     canonical placement of the branch and bound (``search/bnb.py``) with CP-SAT's stronger
     propagation and clause learning, and its run lengths are heavy-tailed in the tie order.
-    Measured on nine generated instances that the search missed or nearly missed (seven of them
-    missed by MiniMalloc too), a 10-30 s fixed search per order: each order fitted one to four of
-    them, in 0.04-9 s, none fitted more than four. Time-reversed sweeps count: a packing is one
-    whichever way time runs. Why the tall buffers first: no two of them can be live together,
-    so they form a chain that every other buffer must fit above or below; placed first, they
-    fix that skeleton before the small buffers fill it. The sweeps with them first fitted seven
-    of the nine; the same sweeps without that rule fitted five of the eight they were tried on.
-    Why from the peak: the most loaded cross section is where a packing has the least room, and
-    a sweep from either end reaches it last, with its earlier choices already fixed (the branch
-    and bound's preorders put the buffers of heavy sections first for the same reason); measured
-    at 12 s per order, the longest-first sweep from the peak fitted one generated instance in
-    0.1 s that every other order missed (the search had needed 22 s; with them, 3.6 s). In the
-    search, on three sets of 20 at 60 s run with both, seven orders fit as many as five did (58
-    of 60, 54 of them within 10 s, either way): they move single instances' times both ways.
+    Each order fits instances the others miss, and none fits them all. Time-reversed sweeps
+    count: a packing is one whichever way time runs. Why the tall buffers first: no two of them
+    can be live together, so they form a chain that every other buffer must fit above or below;
+    placed first, they fix that skeleton before the small buffers fill it. Why from the peak:
+    the most loaded cross section is where a packing has the least room, and a sweep from
+    either end reaches it last, with its earlier choices already fixed (the branch and bound's
+    preorders put the buffers of heavy sections first for the same reason).
     """
     idx = range(len(sizes))
     width = [e - s for s, e in zip(starts, ends)]
@@ -284,8 +267,7 @@ class Stream:
     Why a stream rather than one run per call: the caller consults run ``k`` at a fixed point of
     its own search (:meth:`outcome` waits for that run), so which answer counts does not depend
     on which thread finished first — and meanwhile the next run has already started, so CP-SAT
-    never idles while the caller does other work (measured on held-out packed instances: with
-    one run per round, CP-SAT was busy for 23 of 60 s).
+    never idles while the caller does other work.
 
     ``orders`` are the fixed search's decision orders (:func:`sweep_orders`); every run tries
     them as given and then a :func:`jittered` copy of each, drawn from the run's seed."""

@@ -22,10 +22,8 @@ Windows of up to :data:`SMALL` buffers are scanned in plain Python (numpy's per-
 would dominate); larger ones with numpy. On large problems numpy's per-call overhead is the cost
 itself, so consecutive buffers of the order that never meet in time are placed as one run, with
 one set of numpy operations for the whole run (:func:`_first_fit_batched`): large-first orders
-by size, so its neighbours in the order lie far apart in time and runs hold tens of buffers. Measured side by side (``bench/pack.py``) on
-``planning.synthetic.dense(100_000)`` (150 buffers live at once, lifetimes ~300 steps): the
-previous per-time-block Python loop took 14 s for large-first, this about 3 s; on ``nn_like``'s
-short lifetimes it is about 0.5 s slower (1.5 s). Offsets are identical: the previous
+by size, so its neighbours in the order lie far apart in time and runs hold tens of buffers
+(``bench/pack.py`` times it). Offsets are identical: the previous
 implementation is the reference of ``tests/unit/test_planning_core.py``'s property test.
 """
 
@@ -269,7 +267,7 @@ def _first_fit_dense(starts, ends, sizes, aligns, order) -> list[int]:
     """First fit for live sets so large that a window is most of the problem: the placed
     buffers are kept sorted by offset (one ``searchsorted`` + insert per placement), so a
     placement is one time-overlap mask over them and the running-maximum scan — no per-placement
-    sort. Measured on ``synthetic.training(30_000)``: about ten times faster than the windows.
+    sort: on long-lived traces an order of magnitude faster than the windows.
     Same offsets: the lowest aligned fit is unique whatever the scan order."""
     n = len(starts)
     cap_n = n
@@ -345,9 +343,9 @@ BATCH_MIN = 20_000
 (:func:`_first_fit_batched`): below it, splitting the order costs more than it saves."""
 
 RUN_MIN = 8
-"""...when the order's runs hold at least this many buffers on average. Measured: large-first
-on ``dense(100_000)`` gives runs of ~17 (2.9 s -> 2.1 s), on ``nn_like(100_000)`` ~90 (2.1 s ->
-0.6 s); start-ordered placements give runs of 1 (placing them as runs is 5 times slower)."""
+"""...when the order's runs hold at least this many buffers on average: large-first's runs
+hold tens of buffers and gain, start-ordered placements give runs of one, which placing as runs
+would slow down."""
 
 
 def _batches(order: Sequence[int], start_l: list, end_l: list, size_l: list, limit: int = 4096):

@@ -7,10 +7,9 @@ rectangle, so it also tries every interleaving of a class with the buffers aroun
 those interleavings are most of its tree on the instances where it thrashes. Packing each
 class as one contiguous block is a restriction (a plan of the blocks is a plan of the buffers;
 the converse need not hold), so it is a second *view* of a problem, searched beside the
-original rather than instead of it: on 40 generated instances of the suite's statistics the
-search fitted all 40 in the stacked view within 10 s (the original view: 39 within 60 s, one
-of them at 22 s), and all of A-K; minimalloc's J it fits in 10 s where the original view takes
-0.3 s (``search/rounds.py`` interleaves the two).
+original rather than instead of it: on instances like the suite's it fits
+within seconds what the original view takes far longer over, and the other way round on a few
+(``search/rounds.py`` interleaves the two).
 
 Within a block the members lie bottom-up by alignment, then size, descending (each offset
 aligned up: the block's own alignment is the least common multiple of its members', so every
