@@ -14,8 +14,3 @@ __all__ = [
     "align_up", "exclusive", "folded_max_live", "inplace_live_profile", "lower_bound_inplace", "find_conflicts", "live_profile", "lower_bound", "make_strategy",
     "max_live", "nested_live_profile", "nested_lower_bound", "plan", "register_strategy", "strategy_names", "validate",
 ]
-
-# Strategies defined in their own modules register themselves on import (portfolio order).
-from . import megengine as _megengine, nnvm as _nnvm  # noqa: E402,F401
-from . import skyline as _skyline  # noqa: E402,F401
-from . import search as _search  # noqa: E402,F401  (registers the "search" strategy)

@@ -12,6 +12,7 @@ from collections import defaultdict
 
 import numpy as np
 
+from .inplace import fold_overwrites
 from .problem import Path, Problem, exclusive
 
 
@@ -164,6 +165,4 @@ def inplace_live_profile(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
 
 def folded_max_live(problem: Problem) -> int:
     """Max-live of the problem with its overwrite chains folded (see ``lower_bound_inplace``)."""
-    from .inplace import fold_overwrites
-
     return lower_bound(fold_overwrites(problem)[0])

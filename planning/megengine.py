@@ -54,7 +54,7 @@ from sortedcontainers import SortedList
 from .firstfit import first_fit
 from .inplace import Chains, fold_chains, select_chains
 from .problem import Problem, Solution, align_up
-from .strategies import Strategy, register_strategy
+from .strategy import Strategy
 from .validate import find_conflicts
 
 
@@ -298,5 +298,3 @@ class MegEngine(Strategy):
             return Solution.of(problem, [fo[r] + rel[i] for i, r in enumerate(root_of)], "megengine(fixup)")
         return Solution.of(problem, offsets, self.name)
 
-
-register_strategy(MegEngine.name, MegEngine)

@@ -51,7 +51,7 @@ from sortedcontainers import SortedList
 from .firstfit import first_fit
 from .inplace import _common_prefix, select_chains
 from .problem import Buffer, PlanningError, Problem, Solution, align_up, exclusive
-from .strategies import Strategy, register_strategy
+from .strategy import Strategy
 
 AUTO_RANGES = (1, 2, 4, 8, 16, 32)
 
@@ -331,5 +331,3 @@ class Nnvm(Strategy):
         assert best is not None
         return best
 
-
-register_strategy(Nnvm.name, Nnvm)

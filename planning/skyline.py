@@ -22,7 +22,7 @@ from typing import Callable
 
 from .inplace import plan_with_inplace
 from .problem import Buffer, Problem, Solution, align_up
-from .strategies import Strategy, register_strategy
+from .strategy import Strategy
 
 FILL_RULES: dict[str, Callable[[Buffer], tuple]] = {
     "duration": lambda b: (b.end - b.start, b.size),
@@ -217,5 +217,3 @@ class Skyline(Strategy):
         assert best is not None
         return best
 
-
-register_strategy(Skyline.name, Skyline)

@@ -1,89 +1,35 @@
-"""Placement strategies behind one interface, and the registry that names them.
+"""The registry that names every placement strategy, and ``best``, the portfolio of them all.
 
-A strategy turns a :class:`Problem` into a :class:`Solution`. The greedy ones differ only in the
-order in which the LUNA paper's Algorithm 1 (:func:`first_fit`) places buffers:
-
-* ``sequential``  — execution order (first use), what a naive runtime allocator sees;
-* ``large-first`` — size descending (TFLite Micro's rule; usually the best single order);
-* ``short-first`` — lifetime length ascending (suits pool-like traces).
+The built-in strategies are listed once, explicitly, in :data:`_REGISTRY`: the greedy ones in
+portfolio order (:data:`memopt.planning.portfolio.GREEDY`), then the anytime ``search``. No
+strategy registers itself when its module is imported, so the order never depends on which
+module was imported first. :func:`register_strategy` adds one at run time (after the built-ins).
 
 ``best`` runs every registered strategy that takes part in the portfolio and keeps the lowest
-arena (ties go to the earlier registered strategy, so the choice is deterministic). New
-strategies (``megengine``, ``nnvm``, ``search`` ...) join with :func:`register_strategy`.
+arena (ties go to the earlier registered strategy, so the choice is deterministic). The greedy
+first-fit orders and the :class:`Strategy` interface live in :mod:`memopt.planning.strategy`.
 """
 
 from __future__ import annotations
 
 import math
-
-from abc import ABC, abstractmethod
-from typing import Callable, ClassVar
+from typing import Callable
 
 import numpy as np
 
 from . import aim
-from .firstfit import first_fit
-from .inplace import plan_with_inplace
+from .bounds import lower_bound_inplace
+from .portfolio import GREEDY
 from .problem import PlanningError, Problem, Solution
+from .search import climb, descent, exact_polish
+from .search.polish import EXACT_MAX, EXACT_NODES
+from .search.strategy import SearchStrategy
+from .strategy import LargeFirst, OrderedFirstFit, Sequential, ShortFirst, Strategy
 from .validate import find_conflicts
 
 
-class Strategy(ABC):
-    """Plans a problem. Subclasses set ``name``; options arrive as constructor keywords."""
-
-    name: ClassVar[str]
-    in_portfolio: ClassVar[bool] = True
-    """Whether ``best`` runs this strategy."""
-    uses_budget: ClassVar[bool] = False
-    """Anytime strategies (``search``) join ``best`` only when a time budget is given, and get it."""
-
-    @abstractmethod
-    def plan(self, problem: Problem) -> Solution: ...
-
-
-class OrderedFirstFit(Strategy):
-    """Algorithm 1 with an order given by :meth:`key` (smaller keys are placed first)."""
-
-    @staticmethod
-    @abstractmethod
-    def key(problem: Problem, i: int): ...
-
-    def plan(self, problem: Problem) -> Solution:
-        if problem.overwrites:
-            # Honour in-place permissions: plan the problem with overwrite chains folded.
-            return plan_with_inplace(self, problem)
-        order = sorted(range(len(problem)), key=lambda i: self.key(problem, i))
-        return Solution.of(problem, first_fit(problem, order), self.name)
-
-
-class Sequential(OrderedFirstFit):
-    name = "sequential"
-
-    @staticmethod
-    def key(problem: Problem, i: int):
-        b = problem.buffers[i]
-        return (b.start, i)
-
-
-class LargeFirst(OrderedFirstFit):
-    name = "large-first"
-
-    @staticmethod
-    def key(problem: Problem, i: int):
-        b = problem.buffers[i]
-        return (-b.size, b.start, i)
-
-
-class ShortFirst(OrderedFirstFit):
-    name = "short-first"
-
-    @staticmethod
-    def key(problem: Problem, i: int):
-        b = problem.buffers[i]
-        return (b.length, -b.size, b.start, i)
-
-
-_REGISTRY: dict[str, Callable[..., Strategy]] = {}
+_REGISTRY: dict[str, Callable[..., Strategy]] = {cls.name: cls for cls in (*GREEDY, SearchStrategy)}
+"""Every selectable strategy by name, in portfolio order (``best`` aside)."""
 
 
 def register_strategy(name: str, factory: Callable[..., Strategy]) -> None:
@@ -199,8 +145,6 @@ class Best(Strategy):
         return members
 
     def plan(self, problem: Problem) -> Solution:
-        from .bounds import lower_bound_inplace
-
         n = len(problem)
         members = self.members()
         skipped: list[str] = []
@@ -267,14 +211,6 @@ class Best(Strategy):
         return low, f"cp-sat found none, {done}"
 
 
-EXACT_MAX = 500
-"""Problems up to this many buffers (and without branches) are polished by a short branch and
-bound (:func:`memopt.planning.search.exact_polish`) rather than the hill climb."""
-
-EXACT_NODES = 5_000
-"""Node budget of that branch and bound: about 0.5 s on minimalloc's 150-450-buffer instances."""
-
-
 DESCENT_MAX = 2_000
 """Problems above :data:`EXACT_MAX` and up to this many buffers (without branches) first try
 the branch and bound's descent at the bound (:func:`memopt.planning.search.descent`): about
@@ -302,9 +238,6 @@ def polished(problem: Problem, solution: Solution, stop: Callable[[], bool] | No
     (``<member>+descent``, optimal); else (or when those find nothing lower) a hill climb over
     the first-fit order (``<member>+climb``). ``stop``, asked now and then, abandons the polish
     (for a caller that will not use its result)."""
-    from .bounds import lower_bound_inplace
-    from .search import climb, descent, exact_polish  # search registers itself here: import late
-
     target = lower_bound_inplace(problem)
     if solution.height <= target:
         return solution
@@ -365,5 +298,9 @@ def plan(problem: Problem, strategy: str = "best", **options) -> Solution:
     return make_strategy(strategy, **options).plan(problem)
 
 
-for _cls in (Sequential, LargeFirst, ShortFirst):
-    register_strategy(_cls.name, _cls)
+
+__all__ = [
+    "Best", "DESCENT_MAX", "EXACT_MAX", "EXACT_NODES", "LargeFirst", "OrderedFirstFit", "POLISH_WORK", "Sequential",
+    "ShortFirst", "Strategy", "first_fit_work", "make_strategy", "plan", "polish_evaluations", "polished",
+    "register_strategy", "strategy_names", "strategy_options",
+]

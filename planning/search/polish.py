@@ -18,6 +18,14 @@ from .sections import HEURISTICS, Structure
 from .views import stacked_view
 from .work import Stop, Work
 
+EXACT_MAX = 500
+"""Problems up to this many buffers (and without branches) are polished by a short branch and
+bound (:func:`exact_polish`) rather than the hill climb (``best``'s polish, and ``search`` before
+its climb)."""
+
+EXACT_NODES = 5_000
+"""Node budget of that branch and bound: about 0.5 s on minimalloc's 150-450-buffer instances."""
+
 POLISH_RUN = 2
 """Node limit of one polish run, in multiples of the buffer count (see :func:`exact_polish`)."""
 

@@ -8,11 +8,12 @@ from typing import Sequence
 
 from ..bounds import lower_bound
 from ..problem import Problem, Solution
-from ..strategies import EXACT_MAX, EXACT_NODES, Strategy, _REGISTRY, register_strategy
+from ..portfolio import GREEDY
+from ..strategy import Strategy
 from ..validate import find_conflicts
 from .climb import hill_climb, order_of
 from .plans import height, large_first
-from .polish import exact_polish
+from .polish import EXACT_MAX, EXACT_NODES, exact_polish
 from .rounds import exact_search
 from .work import NODES_PER_SECOND, Work
 
@@ -56,12 +57,10 @@ class SearchStrategy(Strategy):
 
     @staticmethod
     def _greedy(problem: Problem, skip: tuple[str, ...] = ()) -> Solution | None:
-        """The greedy portfolio's best plan: every registered strategy that needs no budget."""
+        """The greedy portfolio's best plan: every built-in greedy strategy (:data:`GREEDY`)."""
         best = None
-        for name, factory in _REGISTRY.items():
-            if name in skip or name == SearchStrategy.name:
-                continue
-            if getattr(factory, "uses_budget", False) or not getattr(factory, "in_portfolio", True):
+        for factory in GREEDY:
+            if factory.name in skip:
                 continue
             sol = factory().plan(problem)
             if best is None or sol.height < best.height:
@@ -123,5 +122,3 @@ class SearchStrategy(Strategy):
             best.offer(res[0], res[1], self.stats.get("exact", "branch-and-bound"))
         return proven
 
-
-register_strategy("search", SearchStrategy)
