@@ -25,6 +25,13 @@ from dataclasses import dataclass
 from xdsl.dialects.builtin import ModuleOp
 
 from memopt.diagnostics import LocatedParser, MemoptError, locate, verify_located
+from memopt.dialects.context import make_context
+from memopt.passes.dma_profile import largest_weight_set
+from memopt.passes.lifetime import CONTROL_FLOW_MODES
+from memopt.passes.plan_memory import PlanMemoryPass
+from memopt.passes.registry import get_all_passes
+from memopt.passes.verify_plan import VerifyPlanPass
+from memopt.planning import strategy_names
 
 from .check import check_module, run_function
 
@@ -62,8 +69,6 @@ class FuzzFailure(Exception):
 
 
 def has_pass(name: str) -> bool:
-    from memopt.passes.registry import get_all_passes
-
     return name in get_all_passes()
 
 
@@ -72,22 +77,13 @@ def configurations(strategies=None, modes=None, dma=None, alignments=(1, 16)) ->
 
     DMA configurations (:data:`DMA_SCHEDULES`) are included only when an ``insert-dma`` pass is
     registered."""
-    from memopt.passes.lifetime import CONTROL_FLOW_MODES
-    from memopt.planning import strategy_names
-
     strategies = list(strategies if strategies is not None else strategy_names())
     modes = list(modes if modes is not None else CONTROL_FLOW_MODES)
     dmas = list(dma if dma is not None else ("", *DMA_SCHEDULES) if has_pass("insert-dma") else ("",))
     return [FuzzConfig(s, m, d, a) for s, m, d, a in itertools.product(strategies, modes, dmas, alignments)]
 
 
-def _context():
-    from memopt.tools.opt import make_context
-
-    return make_context()
-
-
-_CTX = _context()
+_CTX = make_context()
 
 
 def parse(text: str) -> ModuleOp:
@@ -108,10 +104,6 @@ def run_case(text: str, config: FuzzConfig, module: ModuleOp | None = None, seed
     the configuration transforms the IR (``insert-dma``), in which case a clone is used. The
     proof runs once per input seed in ``seeds``, each on up to ``max_paths`` execution paths
     (``if`` ops forced both ways, :func:`memopt.executor.check.check_function`)."""
-    from memopt.passes.plan_memory import PlanMemoryPass
-    from memopt.passes.registry import get_all_passes
-    from memopt.passes.verify_plan import VerifyPlanPass
-
     stage = "parse"
     try:
         if module is None:
@@ -146,8 +138,6 @@ def run_case(text: str, config: FuzzConfig, module: ModuleOp | None = None, seed
 
 def _tight_ring(module: ModuleOp) -> int:
     """The largest weight set of any compute op: the smallest ring ``mode=always`` accepts."""
-    from memopt.passes.dma_profile import largest_weight_set
-
     return max(largest_weight_set(module), 16)
 
 

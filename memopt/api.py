@@ -24,13 +24,19 @@ from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, ModuleOp, StringAttr, TensorType
 
+from memopt.dialects.context import make_context
+from memopt.dialects.memopt import ARG_OFFSETS_ATTR, OFFSETS_ATTR, PLAN_ATTR, PlanAttr, byte_size
 from memopt.dialects.walk import walk
 from memopt.passes.insert_dma import InsertDmaPass
 from memopt.passes.lower_to_memref import LowerToMemrefPass
+from memopt.passes.names import display_names
 from memopt.passes.options import validate_pass
 from memopt.passes.plan_memory import PlanMemoryPass
+from memopt.passes.upstream_attrs import ARENA_SIZE_ATTR, LOWER_BOUND_ATTR, STRATEGY_ATTR
+from memopt.passes.upstream_dma import ONCHIP_SIZE_ATTR, STAGING_ATTR
+from memopt.passes.upstream_plan_io import read_upstream_plan
 
 
 @dataclass(frozen=True)
@@ -80,8 +86,6 @@ class PlanSummary:
 def context() -> Context:
     """An xDSL context with every dialect memopt reads (memopt, builtin, func, arith, scf,
     memref, tensor, linalg)."""
-    from memopt.tools.opt import make_context
-
     return make_context()
 
 
@@ -113,11 +117,6 @@ def plan(
 def _memopt_buffers(f: func.FuncOp) -> tuple[PlannedBuffer, ...]:
     """memopt dialect: every value with an arena offset (``memopt.offsets`` on its op,
     ``memopt.arg_offsets`` on the function), aliases included, by offset."""
-    from xdsl.dialects.builtin import DenseArrayBase, TensorType
-
-    from memopt.dialects.memopt import ARG_OFFSETS_ATTR, OFFSETS_ATTR, byte_size
-    from memopt.passes.names import display_names
-
     values, offsets = [], []
     arg_offs = f.attributes.get(ARG_OFFSETS_ATTR)
     if isinstance(arg_offs, DenseArrayBase):
@@ -140,10 +139,6 @@ def _upstream_summary(f: func.FuncOp) -> FunctionSummary | None:
     """An upstream function's plan, read back by the one reader of upstream plans (every arena
     view, double-buffered ones as ``name#0``/``name#1``; DMA staging buffers left out: they are
     in ``onchip_size``); None when the function is not planned."""
-    from memopt.passes.upstream_dma import ONCHIP_SIZE_ATTR, STAGING_ATTR
-    from memopt.passes.upstream_attrs import ARENA_SIZE_ATTR, LOWER_BOUND_ATTR, STRATEGY_ATTR
-    from memopt.passes.upstream_plan_io import read_upstream_plan
-
     size = f.attributes.get(ARENA_SIZE_ATTR)
     if not isinstance(size, IntegerAttr):
         return None
@@ -162,8 +157,6 @@ def _upstream_summary(f: func.FuncOp) -> FunctionSummary | None:
 
 def summarize(module: ModuleOp) -> PlanSummary:
     """The plan already written in ``module`` (by ``plan-memory`` and ``insert-dma``)."""
-    from memopt.dialects.memopt import PLAN_ATTR, PlanAttr
-
     out = []
     module_onchip = module.attributes.get("memopt.onchip_size")
     for f in module.body.block.ops:

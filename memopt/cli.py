@@ -3,6 +3,9 @@
 Every tool reports a user error as ``PROG: error: FILE[:LINE:COL]: message`` and exits 1, an
 internal error as ``PROG: error: internal error: …`` with exit 2, and never shows a Python
 traceback. :func:`run_tool` is that policy; :class:`ToolError` is what a tool raises to use it.
+
+Nothing here reads IR (that is :mod:`memopt.tools.source`), so the tools that never parse MLIR
+start without xDSL's parser.
 """
 
 from __future__ import annotations
@@ -11,14 +14,9 @@ import argparse
 import gc
 import io
 import os
-import re
 import sys
 import threading
-from typing import TYPE_CHECKING, Callable, NoReturn, Sequence
-from memopt.dialects.walk import walk
-
-if TYPE_CHECKING:  # xDSL is imported only by the tools that parse IR (memopt-pack does not)
-    from memopt.diagnostics import MemoptError
+from typing import Callable, NoReturn, Sequence
 
 
 class ToolError(Exception):
@@ -29,14 +27,6 @@ class ToolError(Exception):
         self.message = message
         self.line = line
         self.col = col
-
-    @staticmethod
-    def at_op(e: MemoptError) -> "ToolError":
-        """The error of a pass or verifier, located at its op when the op has a location."""
-        from memopt.diagnostics import locate
-
-        loc = locate(e.op)
-        return ToolError(e.message, *(loc if loc is not None else (None, None)))
 
 
 class OutputError(ToolError):
@@ -135,98 +125,13 @@ def write_output(path: str | None, data: str | bytes) -> None:
         raise OutputError(f"cannot write {where}: {e.strerror or e}") from None
 
 
-def parse_source(text: str, filename: str, *, allow_unregistered: bool = False):
-    """Parse and verify a module; errors become located :class:`ToolError` s.
-
-    Returns ``(context, module)``.
-    """
-    from xdsl.utils.exceptions import DiagnosticException, ParseError
-
-    from memopt.diagnostics import (
-        LocatedParser, MemoptError, exception_message, parse_error_message, verify_located,
-    )
-    from memopt.tools.opt import make_context
-
-    from memopt.planning.numbers import INT64_RANGE, out_of_range_literals
-
-    if not text.strip():
-        raise ToolError("the input is empty (expected an MLIR module)")
-    for offset, literal in out_of_range_literals(text):
-        raise ToolError(f"integer {literal} is out of the 64-bit integer range {INT64_RANGE}", *_line_col(text, offset))
-    ctx = make_context()  # reads unknown ops, attributes and types whatever allow_unregistered says
-    from memopt.diagnostics import set_source_name
-
-    set_source_name(filename)
-    lp = LocatedParser(ctx, text, filename)
-    try:
-        module = lp.parse_module()
-    except ParseError as e:
-        loc = e.span.get_location()
-        msg = parse_error_message(e)
-        opened = _unclosed_brace(text)
-        if opened is not None and (msg == "in block definition" or e.span.start >= len(text.rstrip())):
-            line, col = _line_col(text, opened)
-            raise ToolError(f"unexpected end of input: the '{{' opened at line {line}, column {col} is never closed",
-                            *_line_col(text, len(text.rstrip()))) from None
-        if msg.startswith("Could not parse entire input"):
-            if not _strip_comments(text).strip():
-                raise ToolError("the input has no MLIR module (only comments and whitespace)") from None
-            msg = "unexpected text after the end of the module (an extra '}'?)"
-        raise ToolError(msg, loc.line, loc.col) from None
-    except DiagnosticException as e:  # e.g. attribute verification while parsing
-        loc = lp._current_token.span.get_location()  # pyright: ignore[reportPrivateUsage]
-        raise ToolError(exception_message(e), loc.line, loc.col) from None
-    from memopt.dialects.upstream_syntax import add_implicit_terminators
-
-    add_implicit_terminators(module)
-    try:
-        verify_located(module)
-    except MemoptError as e:
-        raise ToolError.at_op(e) from None
-    _remark_unknown_ops(module)
-    return ctx, module
-
-
-def _remark_unknown_ops(module) -> None:
-    """One ``remark:`` per op name memopt has no definition of (read as an opaque op)."""
-    from memopt.diagnostics import where
-    from memopt.dialects.opaque import OpaqueOp
-
-    said: set[str] = set()
-    for op in walk(module):
-        if isinstance(op, OpaqueOp) and op.name not in said:
-            said.add(op.name)
-            sys.stderr.write(f"{_PROG[0]}: remark: {where(op)}'{op.name}' is not known to memopt: every memref it "
-                             "takes is taken as read and written whole, and every memref it returns as an alias "
-                             "of them\n")
-
-
 _PROG = ["memopt"]
 """The running tool's name, for lines printed outside a pass (set by :func:`run_tool`)."""
 
 
-
-
-def _strip_comments(text: str) -> str:
-    return "".join(m for m in re.split(r'//[^\n]*', text))
-
-
-def _unclosed_brace(text: str) -> int | None:
-    """Offset of the innermost ``{`` never closed (strings and comments skipped), else None."""
-    stack: list[int] = []
-    for m in re.finditer(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|[{}]', text):
-        tok = m.group(0)
-        if tok == "{":
-            stack.append(m.start())
-        elif tok == "}":
-            if stack:
-                stack.pop()
-    return stack[-1] if stack else None
-
-
-def _line_col(text: str, offset: int) -> tuple[int, int]:
-    line = text.count("\n", 0, offset) + 1
-    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+def tool_name() -> str:
+    """The name of the tool running (``memopt`` outside :func:`run_tool`), for remarks."""
+    return _PROG[0]
 
 
 def run_tool(prog: str, run: Callable[[list[str], dict], int], argv: Sequence[str] | None) -> int:

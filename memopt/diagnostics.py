@@ -15,14 +15,16 @@ import math
 import re
 import weakref
 
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FileLineColLoc, ModuleOp, TensorType
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FileLineColLoc, MemRefType, ModuleOp, TensorType
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
 from xdsl.irdl import IRDLOperation
 from xdsl.parser import Parser
+from xdsl.traits import NoTerminator
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 from xdsl.utils.lexer import Span
 from memopt.dialects.isolation import linear_isolation
 from memopt.dialects.walk import walk, walk_regions_first
+from memopt.planning.numbers import INT64_MAX
 
 _LOCATIONS: "weakref.WeakKeyDictionary[Operation, tuple[int, int]]" = (
     weakref.WeakKeyDictionary()
@@ -274,17 +276,6 @@ def exception_message(e: BaseException) -> str:
     return _clear_wording(" ".join(parts)) if parts else type(e).__name__
 
 
-def read_source(path: str | None) -> str:
-    """The text of an input file (``None`` or ``-``: stdin), with one-line errors for the tools
-    (:func:`memopt.cli.read_input`, raised as :class:`MemoptError`)."""
-    from memopt.cli import ToolError, read_input
-
-    try:
-        return read_input(path)
-    except ToolError as e:
-        raise MemoptError(e.message) from None
-
-
 def check_dominance(module: ModuleOp) -> None:
     """Reject SSA uses that do not follow their definition (xDSL does not check dominance).
 
@@ -345,10 +336,6 @@ def check_type_sizes(module: ModuleOp) -> None:
     """Reject shaped types (tensor, memref) whose byte size does not fit a signed 64-bit integer:
     every size downstream is an ``int64``; a larger one would overflow in numpy or wrap in an
     ``i64`` attribute. Located at the op that defines the value."""
-    from xdsl.dialects.builtin import MemRefType, TensorType
-
-    from memopt.planning.numbers import INT64_MAX
-
     def check(t, op: Operation) -> None:
         if not isinstance(t, TensorType | MemRefType):
             return
@@ -419,8 +406,6 @@ def check_structure(module: ModuleOp) -> None:
     pointers, an empty block where a terminator is expected), without verifying every op a
     second time: ``module.verify()`` re-runs each op's verifier, which doubled the cost of
     verification on large programs."""
-    from xdsl.traits import NoTerminator
-
     for op in walk(module):
         for region in op.regions:
             for block in region.blocks:
@@ -447,7 +432,6 @@ __all__ = [
     "own_location",
     "parse_error_location",
     "parse_error_message",
-    "read_source",
     "set_location",
     "verify_located",
 ]

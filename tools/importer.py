@@ -16,7 +16,11 @@ import tempfile
 import sys
 from collections.abc import Sequence
 
+from xdsl.printer import Printer
+
 from memopt.cli import ArgParser, ToolError, one_line, process_entry, run_tool, write_output
+from memopt.importers.api import import_model
+from memopt.importers.common import ModelImportError, parse_dims, parse_input_shapes
 
 PROG = "memopt-import"
 
@@ -51,7 +55,6 @@ def _model_path(model: str, fmt: str | None):
     if model != "-":
         yield model
         return
-    from memopt.importers.common import ModelImportError
 
     data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
     if not data:
@@ -69,10 +72,6 @@ def _model_path(model: str, fmt: str | None):
 def _run(argv: list[str], state: dict) -> int:
     args = _parser().parse_args(argv)
     state["file"] = args.model
-    from xdsl.printer import Printer
-
-    from memopt.importers.api import import_model
-    from memopt.importers.common import ModelImportError, parse_dims, parse_input_shapes
 
     try:
         shapes = parse_input_shapes(args.input_shape)

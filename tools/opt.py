@@ -23,7 +23,16 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from memopt.cli import ArgParser, ToolError, one_line, parse_source, process_entry, run_tool, write_output
+from xdsl.utils.arg_spec import parse_pipeline
+from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException
+
+from memopt.cli import ArgParser, ToolError, one_line, process_entry, read_input, run_tool, write_output
+from memopt.diagnostics import MemoptError, verify_located
+from memopt.dialects.context import make_context  # noqa: F401 - re-exported: callers import it from here
+from memopt.passes.options import mistyped_option, option_help, validate_pass
+from memopt.passes.registry import get_all_passes
+from memopt.printer import MemoPrinter
+from memopt.tools.source import located, parse_source
 
 PROG = "memopt-opt"
 
@@ -32,14 +41,10 @@ PROG = "memopt-opt"
 
 
 def _available_passes() -> dict[str, Callable[[], type]]:
-    from memopt.passes.registry import get_all_passes
-
     return get_all_passes()
 
 
 def _passes_help() -> str:
-    from memopt.passes.options import option_help
-
     lines = ["passes (as -p 'name{opt=val ...},...', --name[=opt=val ...] or --name{opt=val ...}):"]
     for name, factory in _available_passes().items():
         try:
@@ -151,12 +156,6 @@ def _split_pass_flags(
 
 
 def _build_pipeline(items: list[tuple[str, str]]) -> list[Any]:
-    from xdsl.utils.arg_spec import parse_pipeline
-    from xdsl.utils.exceptions import ArgSpecParseError
-
-    from memopt.diagnostics import MemoptError
-    from memopt.passes.options import mistyped_option, validate_pass
-
     available = _available_passes()
     passes: list[Any] = []
     for kind, text in items:
@@ -219,16 +218,6 @@ def _build_pipeline(items: list[tuple[str, str]]) -> list[Any]:
     return passes
 
 
-# ----------------------------------------------------------------------------- context
-
-
-def make_context() -> Any:
-    """A context with every dialect memopt-opt understands (:mod:`memopt.dialects.context`)."""
-    from memopt.dialects.context import make_context as context
-
-    return context()
-
-
 # ----------------------------------------------------------------------------- main flow
 
 
@@ -267,10 +256,6 @@ def _arg_parser() -> ArgParser:
 
 
 def _run(argv: Sequence[str], state: dict[str, str]) -> int:
-    from memopt.diagnostics import MemoptError, read_source, verify_located
-    from memopt.printer import MemoPrinter
-    from xdsl.utils.exceptions import DiagnosticException
-
     pass_names = list(_available_passes())
     rest, items = _split_pass_flags(argv, pass_names)
     parser = _arg_parser()
@@ -296,10 +281,7 @@ def _run(argv: Sequence[str], state: dict[str, str]) -> int:
         return 0
 
     # ---- read input
-    try:
-        text = read_source(path)
-    except MemoptError as e:
-        raise ToolError(e.message) from None
+    text = read_input(path)
 
     # ---- parse (and verify)
     ctx, module = parse_source(text, state["file"], allow_unregistered=args.allow_unregistered_dialect)
@@ -315,7 +297,7 @@ def _run(argv: Sequence[str], state: dict[str, str]) -> int:
                 raise ToolError(f"{p.name}: {one_line(str(e))}") from None
             verify_located(module)
     except MemoptError as e:
-        raise ToolError.at_op(e) from None
+        raise located(e) from None
 
     # ---- print
     out = io.StringIO()
@@ -326,7 +308,9 @@ def _run(argv: Sequence[str], state: dict[str, str]) -> int:
     result = out.getvalue()
     write_output(args.output_file, result)
     if args.summary:
-        from .summary import summary_lines
+        # Imported here, not at the top: the summary reads plans through memopt.api, which imports
+        # the planning passes; a run without --summary (most) starts without them.
+        from memopt.tools.summary import summary_lines
 
         sys.stderr.write("".join(f"{PROG}: summary: {line}\n" for line in summary_lines(module)))
     return 0

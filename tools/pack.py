@@ -17,6 +17,9 @@ from memopt.planning import PlanningError, Solution, lower_bound, make_strategy,
 from memopt.planning.csvio import read_problem, write_solution
 from memopt.planning.numbers import INT64_MAX, check_finite_positive
 from memopt.planning.strategies import strategy_options
+from memopt.report.figures import render
+from memopt.report.from_csv import function_view_of_solution
+from memopt.report.model import PlanView
 
 PROG = "memopt-pack"
 
@@ -109,10 +112,6 @@ def run(argv: list[str] | None = None) -> int:
 
 
 def _plot(path: str, problem, solution, source: str, capacity: int | None) -> None:
-    from memopt.report.figures import render
-    from memopt.report.from_csv import function_view_of_solution
-    from memopt.report.model import PlanView
-
     fmt = path.rsplit(".", 1)[-1].lower() if "." in path else ""
     if fmt not in ("svg", "png"):
         raise PlanningError(f"--plot '{path}': expected a .svg or .png file name")

@@ -18,6 +18,9 @@ live, peak allocated (after rounding), peak reserved, reserved/live, fragmentati
 plan (``best``) and the lower bound. ``--capacity`` replays with that much device memory and
 reports an out-of-memory as PyTorch words it; ``--timeline`` writes ``allocator,step,live,
 allocated,reserved`` rows (the memory-over-time series ``memopt-report`` can plot).
+
+The program half (parsing, tracers, plan readers) is imported when the input is a program, in
+the functions that read one: a CSV trace is replayed without xDSL's parser and the passes.
 """
 
 from __future__ import annotations
@@ -26,14 +29,18 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from memopt.cli import ArgParser, ToolError, parse_source, process_entry, read_input, run_tool, write_output
+from memopt.cli import ArgParser, ToolError, process_entry, read_input, run_tool, write_output
+from memopt.planning import PlanningError, lower_bound, make_strategy
+from memopt.planning.csvio import read_problem
+from memopt.planning.inplace import fold_overwrites
+from memopt.planning.numbers import INT64_MAX
+from memopt.planning.pool import ALLOCATORS, PoolOutOfMemory, replay, smallest_capacity
+from memopt.report.validate import layout_violation
 
 PROG = "memopt-pool"
 
 
 def _parser() -> ArgParser:
-    from memopt.planning.pool import ALLOCATORS
-
     p = ArgParser(prog=PROG, description="replay a program through eager memory pools, next to its static plan")
     p.add_argument("input_file", help="program .mlir (memopt dialect, or upstream func/memref, planned or not) or "
                                       "trace .csv ('-': MLIR on stdin)")
@@ -73,19 +80,16 @@ class Trace:
 def _trace(args, text: str, source: str, state: dict) -> Trace:
     """The input's allocations: a CSV trace, a memopt-dialect function's tensors, or an
     upstream function's buffers (traced, or read back from its plan)."""
-    from memopt.planning import PlanningError
-
     if source.lower().endswith(".csv"):
-        from memopt.planning.csvio import read_problem
-
         try:
             return Trace(read_problem(text, source)[0], frozenset())
         except PlanningError as e:
             state["file"] = None
             raise ToolError(str(e)) from None
-    from memopt.diagnostics import MemoptError
+    from memopt.diagnostics import MemoptError  # the program half (see module docstring)
     from memopt.executor.interpreter import find_function
     from memopt.passes.upstream_attrs import is_upstream
+    from memopt.tools.source import located, parse_source
 
     module = parse_source(text, source)[1]
     try:
@@ -97,18 +101,17 @@ def _trace(args, text: str, source: str, state: dict) -> Trace:
                               "whose tensors are all in one memory (space 0)", f)
         return _memopt_trace(f)
     except MemoptError as e:
-        raise ToolError.at_op(e) from None
+        raise located(e) from None
 
 
 def _memopt_trace(f) -> Trace:
     """A memopt-dialect function's tensors (serial numbering, in-place pairs folded); its
     arguments and results are MindSpore's persistent buffers."""
-    from xdsl.dialects import func
+    from xdsl.dialects import func  # the program half (see module docstring)
     from xdsl.ir import BlockArgument
 
     from memopt.diagnostics import MemoptError
     from memopt.passes.lifetime import analyze_function
-    from memopt.planning.inplace import fold_overwrites
 
     lt = analyze_function(f, mode="serial", inplace=True, alignment=1)
     if not len(lt.problem):
@@ -128,10 +131,8 @@ def _upstream_trace(f, space: int) -> Trace:
     """An upstream function's buffers in memory space ``space``, replayed in serial steps; the
     static row is its plan in the IR (checked as memopt-report checks it, staging buffers
     included), or ``best`` on the planner's problem (branches exclusive) when unplanned."""
-    from memopt.diagnostics import MemoptError
+    from memopt.diagnostics import MemoptError  # the program half (see module docstring)
     from memopt.passes.upstream_replay import upstream_allocations
-    from memopt.planning import lower_bound, make_strategy
-    from memopt.report.validate import layout_violation
 
     got = upstream_allocations(f, space)
     lb = lower_bound(got.planned)
@@ -144,8 +145,6 @@ def _upstream_trace(f, space: int) -> Trace:
 
 
 def _check_options(args) -> None:
-    from memopt.planning.numbers import INT64_MAX
-
     for name in ("block_size", "capacity", "max_split_size"):
         v = getattr(args, name)
         if v is not None and not 1 <= v <= INT64_MAX:
@@ -155,9 +154,6 @@ def _check_options(args) -> None:
 
 
 def _replays(args, trace: Trace) -> list:
-    from memopt.planning import PlanningError
-    from memopt.planning.pool import ALLOCATORS, PoolOutOfMemory, replay
-
     names = ALLOCATORS if args.allocator == "all" else (args.allocator,)
     if args.max_split_size is not None and "pytorch" not in names:
         raise ToolError(f"--max-split-size applies to the pytorch allocator, not {args.allocator}")
@@ -173,8 +169,6 @@ def _replays(args, trace: Trace) -> list:
 
 
 def _run(argv: Sequence[str], state: dict) -> int:
-    from memopt.planning import lower_bound, make_strategy
-
     args = _parser().parse_args(list(argv))
     _check_options(args)
     state["file"] = "<stdin>" if args.input_file == "-" else args.input_file
@@ -188,8 +182,6 @@ def _run(argv: Sequence[str], state: dict) -> int:
     static = trace.static if trace.static is not None else make_strategy("best").plan(problem).height
     mins = {}
     if args.min_capacity:
-        from memopt.planning.pool import smallest_capacity
-
         for r in reports:
             mins[r.allocator] = smallest_capacity(problem, r.allocator, persistent=trace.persistent,
                                                   block_size=args.block_size)

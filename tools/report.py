@@ -17,6 +17,9 @@ else ``@main``, else the first planned function. A plan of more tensors than a p
 (``memopt.report.figures.MAX_DRAWN_BOXES``) draws and lists its largest ones one by one and the
 rest as one aggregated layer, and says so in the picture and the page. Pictures need matplotlib (``pip install
 'memopt[report]'``; the test extra includes it).
+
+The program half (parsing, the plan readers of the passes) is imported when the input is a
+program, in :func:`_load`: a plan CSV is read without xDSL's parser and the passes.
 """
 
 from __future__ import annotations
@@ -24,7 +27,15 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from memopt.cli import ArgParser, ToolError, parse_source, process_entry, run_tool, write_output
+from memopt.cli import ArgParser, ToolError, process_entry, read_input, run_tool, write_output
+from memopt.planning import PlanningError
+from memopt.planning.latency import LatencyError, load_target
+from memopt.planning.pool import ALLOCATORS
+from memopt.report.figures import render
+from memopt.report.from_csv import plan_view_of_csv
+from memopt.report.html import html_page
+from memopt.report.model import pool_series
+from memopt.report.summary import summary_text
 
 PROG = "memopt-report"
 FORMATS = ("txt", "html", "svg", "png")
@@ -42,8 +53,6 @@ def _parser() -> ArgParser:
                                                 "the text and .html every arena)")
     p.add_argument("--capacity", type=int, default=None, help="on-chip capacity in bytes to draw and check (default: the target's)")
     p.add_argument("--target", default=None, help="target description file for the DMA timeline (as insert-dma's target=)")
-    from memopt.planning.pool import ALLOCATORS
-
     p.add_argument("--pool", default=None, choices=ALLOCATORS,
                    help="pictures: also plot what an eager pool (mindspore, mindspore-shared, pytorch, bfc) allocates "
                         "for the same tensors over the live-bytes curve")
@@ -64,15 +73,9 @@ def _format(path: str) -> str:
 
 
 def _load(args, text: str, source: str, state: dict):
-    from memopt.diagnostics import MemoptError
-    from memopt.planning import PlanningError
-    from memopt.planning.latency import LatencyError, load_target
-
     if args.capacity is not None and args.capacity < 0:
         raise ToolError(f"--capacity must be >= 0, got {args.capacity}")
     if source.lower().endswith(".csv"):
-        from memopt.report.from_csv import plan_view_of_csv
-
         try:
             return plan_view_of_csv(text, source, args.capacity)
         except PlanningError as e:  # already ``FILE[:LINE]: message``
@@ -82,13 +85,15 @@ def _load(args, text: str, source: str, state: dict):
         target = load_target(args.target)
     except LatencyError as e:
         raise ToolError(str(e)) from None
-    module = parse_source(text, source)[1]
+    from memopt.diagnostics import MemoptError  # the program half (see module docstring)
     from memopt.report.from_ir import plan_view
+    from memopt.tools.source import located, parse_source
 
+    module = parse_source(text, source)[1]
     try:
         return plan_view(module, source, target, func_name=args.func, capacity=args.capacity)
     except MemoptError as e:
-        raise ToolError.at_op(e) from None
+        raise located(e) from None
 
 
 def _picked(view, func_name: str | None):
@@ -103,9 +108,6 @@ def _picked(view, func_name: str | None):
 def _series(fv, pool: str | None) -> tuple:
     if pool is None:
         return ()
-    from memopt.planning import PlanningError
-    from memopt.report.model import pool_series
-
     try:
         return (pool_series(fv, pool),)
     except PlanningError as e:
@@ -113,30 +115,19 @@ def _series(fv, pool: str | None) -> tuple:
 
 
 def _run(argv: Sequence[str], state: dict) -> int:
-    from memopt.diagnostics import MemoptError, read_source
-
     args = _parser().parse_args(list(argv))
     fmt = _format(args.output)
     path = args.input_file
     state["file"] = "<stdin>" if path == "-" else path
-    try:
-        text = read_source(path)
-    except MemoptError as e:
-        raise ToolError(e.message) from None
+    text = read_input(path)
     view = _load(args, text, state["file"], state)
     if not view.functions:
         raise ToolError("no planned function in the input")
     if fmt == "txt":
-        from memopt.report.summary import summary_text
-
         write_output(args.output, summary_text(view, tensors=not args.no_tensors).encode("utf-8"))
     elif fmt == "html":
-        from memopt.report.html import html_page
-
         write_output(args.output, html_page(view, lambda fv: _series(fv, args.pool)).encode("utf-8"))
     else:
-        from memopt.report.figures import render
-
         try:
             fv = _picked(view, args.func)
             data = render(view, fv, fmt, _series(fv, args.pool))

@@ -30,9 +30,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from xdsl.dialects import func
 
+from memopt.cli import ArgParser, ToolError, process_entry, read_input, run_tool, write_output
+from memopt.diagnostics import MemoptError
 from memopt.dialects.walk import walk
-from memopt.cli import ArgParser, ToolError, parse_source, process_entry, run_tool, write_output
+from memopt.executor import check_module, digest, run_function
+from memopt.executor.data import tensor_info, typed
+from memopt.executor.memref_arena import is_arena_arg
+from memopt.executor.memref_entry import result_digest
+from memopt.executor.memref_exec import check_memref_function, is_memref_function, run_memref_function
+from memopt.executor.memref_values import Ref
+from memopt.executor.resources import DEFAULT_MAX_BYTES, DEFAULT_MAX_OPS, Limits
+from memopt.tools.source import located, parse_source
 
 PROG = "memopt-run"
 
@@ -71,9 +81,6 @@ def parse_module(text: str, filename: str):
 
 def format_result(name: str, k: int, t, data: np.ndarray) -> str:
     """``@main result #0 : tensor<4xf32> = [..] digest=..``: values in full up to 16 elements."""
-    from memopt.executor import digest
-    from memopt.executor.data import tensor_info, typed
-
     info = tensor_info(t)
     vals = typed(data, info)
     flat = (vals.reshape(-1) if vals is not None else data)
@@ -84,10 +91,6 @@ def format_result(name: str, k: int, t, data: np.ndarray) -> str:
 
 def _memref_functions(module, name: str | None) -> list:
     """Upstream (memref) functions to prove: every one with a body, or ``name``."""
-    from xdsl.dialects import func
-
-    from memopt.executor.memref_exec import is_memref_function
-
     funcs = [op for op in walk(module) if isinstance(op, func.FuncOp) and op.body.blocks]
     if name is not None:
         funcs = [f for f in funcs if f.sym_name.data == name]
@@ -95,8 +98,6 @@ def _memref_functions(module, name: str | None) -> list:
 
 
 def _limits(args):
-    from memopt.executor.resources import DEFAULT_MAX_BYTES, DEFAULT_MAX_OPS, Limits
-
     if args.max_paths < 1:
         raise ToolError(f"--max-paths must be >= 1, got {args.max_paths}")
     for name in ("max_bytes", "max_ops"):
@@ -122,8 +123,6 @@ def _input_shapes(specs: Sequence[str] | None) -> dict[str, tuple[int, ...]]:
 
 
 def _check_upstream(module, args, limits, shapes) -> list[str]:
-    from memopt.executor.memref_exec import check_memref_function
-
     out = []
     for f in _memref_functions(module, args.func):
         r = check_memref_function(module, f, seed=args.seed, limits=limits, shapes=shapes)
@@ -134,8 +133,6 @@ def _check_upstream(module, args, limits, shapes) -> list[str]:
 
 
 def _check_memopt(module, args, limits) -> list[str]:
-    from memopt.executor import check_module
-
     out = []
     landings = (args.dma_landing,) if args.dma_landing else ("start", "wait")
     for r in check_module(module, args.func, seed=args.seed, dma_landings=landings, max_paths=args.max_paths,
@@ -151,8 +148,6 @@ def _check_memopt(module, args, limits) -> list[str]:
 
 def _run_upstream(module, args, limits, shapes) -> list[str]:
     """One run of an upstream function: its results, then its memref arguments' final values."""
-    from memopt.executor.memref_exec import run_memref_function
-
     funcs = _memref_functions(module, args.func)
     f = next((g for g in funcs if g.sym_name.data == "main"), funcs[0]) if args.func is None else funcs[0]
     results, params = run_memref_function(module, f, args.seed, planned=args.planned, limits=limits, shapes=shapes)
@@ -162,9 +157,6 @@ def _run_upstream(module, args, limits, shapes) -> list[str]:
 
 
 def _format_value(head: str, v) -> str:
-    from memopt.executor import digest
-    from memopt.executor.memref_values import Ref
-
     data = v.values() if isinstance(v, Ref) else np.asarray(v)
     flat = data.reshape(-1)
     shown = ", ".join(str(x) for x in flat[:16])
@@ -175,18 +167,12 @@ def _format_value(head: str, v) -> str:
 
 
 def _run(argv: Sequence[str], state: dict) -> int:
-    from memopt.diagnostics import MemoptError, read_source
-    from memopt.executor import run_function
-
     args = _parser().parse_args(list(argv))
     limits = _limits(args)
     shapes = _input_shapes(args.input_shape)
     path = args.input_file
     state["file"] = "<stdin>" if path == "-" else path
-    try:
-        text = read_source(path)
-    except MemoptError as e:
-        raise ToolError(e.message) from None
+    text = read_input(path)
     module = parse_module(text, state["file"])
     upstream = bool(_memref_functions(module, args.func))
     try:
@@ -201,7 +187,7 @@ def _run(argv: Sequence[str], state: dict) -> int:
         if args.against is not None:
             out.append(_compare_against(module, args, limits, shapes, state))
     except MemoptError as e:
-        raise ToolError.at_op(e) from None
+        raise located(e) from None
     write_output(None, "".join(line + "\n" for line in out))
     return 0
 
@@ -220,13 +206,6 @@ def _results(module, name: str | None, seed: int, limits, shapes=None) -> _Outco
     """The results of one unplanned run: a memopt-dialect function's return values, or an
     upstream function's results and argument buffers after the run (its out-parameters; the
     arena argument of ``arena=arg`` is scratch and not compared)."""
-    from xdsl.dialects import func
-
-    from memopt.executor import run_function
-    from memopt.executor.memref_arena import is_arena_arg
-    from memopt.executor.memref_entry import result_digest
-    from memopt.executor.memref_exec import run_memref_function
-
     funcs = _memref_functions(module, name)
     if funcs:
         f = next((g for g in funcs if g.sym_name.data == "main"), funcs[0]) if name is None else funcs[0]
@@ -247,14 +226,9 @@ def _compare_against(module, args, limits, shapes, state: dict) -> str:
     """``--against``: the input and the original, each run unplanned on the same generated
     inputs, return the same bytes. Both must be of one IR flavour and take the same arguments:
     the flavours generate inputs and run stand-in kernels each their own way."""
-    from memopt.diagnostics import MemoptError, read_source
-
     # Errors in reading or parsing the original name the original, not the main input.
     main_file, state["file"] = state.get("file"), args.against
-    try:
-        text = read_source(args.against)
-    except MemoptError as e:
-        raise ToolError(e.message) from None
+    text = read_input(args.against)
     original = parse_source(text, args.against)[1]
     state["file"] = main_file
     mine = _results(module, args.func, args.seed, limits, shapes)

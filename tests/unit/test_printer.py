@@ -4,7 +4,8 @@ import io
 
 import pytest
 
-from memopt.cli import ToolError, parse_source
+from memopt.cli import ToolError
+from memopt.tools.source import parse_source
 from memopt.printer import MemoPrinter
 from xdsl.printer import Printer
 

@@ -3,7 +3,8 @@ scf.yield upstream elides (memopt.dialects.upstream_syntax)."""
 
 import pytest
 
-from memopt.cli import ToolError, parse_source
+from memopt.cli import ToolError
+from memopt.tools.source import parse_source
 from memopt.dialects import upstream_syntax
 from xdsl.dialects import memref, scf
 
