@@ -81,6 +81,10 @@ from xdsl.utils.exceptions import VerifyException
 REMAT_ATTR = "memopt.remat"
 """On a recomputed op (``rematerialize``): the identity of the op it recomputes."""
 
+IDENT_ATTR = "memopt.ident"
+"""On an op a rewrite moved or cut (``tile``): the identity of the original op it computes part
+of; the ops after it are numbered from there on, as in the original program."""
+
 PLAN_ATTR = "memopt.plan"
 """Discardable attribute on ``func.func`` holding a :class:`PlanAttr`."""
 OFFSETS_ATTR = "memopt.offsets"
@@ -986,6 +990,7 @@ Memopt = Dialect(
 
 __all__ = [
     "ARG_OFFSETS_ATTR",
+    "IDENT_ATTR",
     "CopyOp",
     "memory_of",
     "OFFSETS_ATTR",

@@ -27,7 +27,7 @@ from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError
 from memopt.dialects.memopt import (
     ComputeOp, CopyOp, DmaBufferOp, DmaStartOp, DmaWaitOp, GetGlobalOp, GlobalOp, IfOp, LoopOp, ViewOp,
-    REMAT_ATTR, YieldOp, byte_size,
+    IDENT_ATTR, REMAT_ATTR, YieldOp, byte_size,
 )
 
 from . import kernels
@@ -81,11 +81,18 @@ def op_identities(f: func.FuncOp) -> dict[Operation, int]:
     ops (views, get_globals, copies and DMA ops aside: they move bytes and compute none, and a
     spill's copies must not shift the identities of the ops after them). A recomputation (``memopt.remat = K``) takes the
     identity ``K`` of the op it copies and is not counted, so a rewritten program computes the
-    same bytes as the original — what ``memopt-run --against`` compares."""
+    same bytes as the original — what ``memopt-run --against`` compares. An op a rewrite cut or
+    moved (``memopt.ident = K``, the ``tile`` pass) takes identity ``K`` and the ops after it are
+    numbered from ``K + 1``, as they were before the rewrite."""
     ident: dict[Operation, int] = {}
     n = 0
     for op in walk(f.body):
         if op is f or isinstance(op, (GetGlobalOp, ViewOp, CopyOp, DmaStartOp, DmaWaitOp)):
+            continue
+        k = op.attributes.get(IDENT_ATTR)
+        if isinstance(k, IntegerAttr):
+            ident[op] = k.value.data
+            n = k.value.data + 1
             continue
         k = op.attributes.get(REMAT_ATTR)
         if isinstance(k, IntegerAttr):

@@ -38,6 +38,7 @@ import numpy as np
 from xdsl.dialects.builtin import StringAttr
 
 from .common import ModelImportError, ModuleBuilder, format_shape, nbytes, num_elements
+from .windows import ONNX_CONV, ONNX_POOL, onnx_window, pad_attributes
 from .costs import conv_macs, elementwise, matmul_macs
 
 VIEW_OPS = frozenset({"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"})
@@ -601,7 +602,28 @@ class OnnxReader:
         if op in VIEW_OPS and len(outs) == 1 and ins and node.domain in ("", "ai.onnx"):
             b.view(op, ins[0], outs[0])
             return
-        b.compute(op, ins, outs, cost=self._cost(node), inplace=op in INPLACE_OPS)
+        b.compute(op, ins, outs, cost=self._cost(node), inplace=op in INPLACE_OPS, attributes=self._window(b, node))
+
+    def _window(self, b: ModuleBuilder, node):
+        """A Conv / MaxPool / AveragePool's window, a constant Pad's pads
+        (:mod:`memopt.importers.windows`), or None."""
+        if node.domain not in ("", "ai.onnx") or not node.input or not node.output:
+            return None
+        shape_in, shape_out = b.decl(node.input[0]).shape, b.decl(node.output[0]).shape
+        if node.op_type == "Pad":
+            mode = next((a.s.decode() for a in node.attribute if a.name == "mode"), "constant")
+            pads = next((list(a.ints) for a in node.attribute if a.name == "pads"), None)
+            if pads is None and len(node.input) > 1 and node.input[1]:
+                value = self._value(node.input[1])
+                pads = None if value is None else [int(v) for v in np.asarray(value).reshape(-1)]
+            zero = len(node.input) < 3 or not node.input[2]
+            if mode == "constant" and zero and pads is not None and len(pads) == 2 * len(shape_in):
+                return pad_attributes(pads)
+            return None
+        if node.op_type in ONNX_CONV | ONNX_POOL:
+            w = b.decl(node.input[1]).shape if len(node.input) > 1 and node.input[1] else None
+            return onnx_window(node, shape_in, w, shape_out) or None
+        return None
 
     def _emit_loop(self, b: ModuleBuilder, node) -> None:
         t = self.t

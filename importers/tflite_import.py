@@ -38,6 +38,7 @@ from xdsl.dialects.builtin import UnitAttr
 from .common import Key, ModelImportError, ModuleBuilder, format_shape, num_elements, read_model_file
 from .costs import conv_macs, elementwise, matmul_macs
 from .tflite_shapes import runtime_shapes
+from .windows import TFLITE_CONV, TFLITE_POOL, pad_attributes, tflite_window
 
 VIEW_OPS = frozenset({"RESHAPE", "SQUEEZE", "EXPAND_DIMS"})
 INPLACE_OPS = frozenset({
@@ -143,12 +144,36 @@ def _parse(data: bytes) -> list[_Subgraph]:
             o = tflite.CallOnceOptions()
             o.Init(table.Bytes, table.Pos)
             return {"init": o.InitSubgraphIndex()}
+        if t in (BuiltinOptions.Conv2DOptions, BuiltinOptions.DepthwiseConv2DOptions):
+            o = tflite.Conv2DOptions() if t == BuiltinOptions.Conv2DOptions else tflite.DepthwiseConv2DOptions()
+            o.Init(table.Bytes, table.Pos)
+            return {"padding": o.Padding(), "stride": (o.StrideH(), o.StrideW()),
+                    "dilation": (o.DilationHFactor() or 1, o.DilationWFactor() or 1),
+                    "activation": o.FusedActivationFunction()}
+        if t == BuiltinOptions.Pool2DOptions:
+            o = tflite.Pool2DOptions()
+            o.Init(table.Bytes, table.Pos)
+            return {"padding": o.Padding(), "stride": (o.StrideH(), o.StrideW()),
+                    "filter": (o.FilterHeight(), o.FilterWidth()), "activation": o.FusedActivationFunction()}
         if t == BuiltinOptions.VarHandleOptions:
             o = tflite.VarHandleOptions()
             o.Init(table.Bytes, table.Pos)
             c, s = o.Container(), o.SharedName()
             return {"container": (c or b"").decode(), "shared_name": (s or b"").decode()}
         return {}
+
+    def constant_ints(t) -> list[int] | None:
+        """The values of a small constant int32/int64 tensor (a PAD's paddings), or None."""
+        b = t.Buffer()
+        if not has_data(b) or t.Type() not in (2, 4):
+            return None
+        raw = model.Buffers(b).DataAsNumpy()
+        if isinstance(raw, int):
+            return None
+        import numpy as np
+
+        vals = np.frombuffer(raw.tobytes(), dtype=np.int32 if t.Type() == 2 else np.int64)
+        return [int(v) for v in vals] if vals.size <= 64 else None
 
     subgraphs = []
     for s in range(model.SubgraphsLength()):
@@ -177,7 +202,12 @@ def _parse(data: bytes) -> list[_Subgraph]:
             for x in ins + outs:
                 if x >= len(tensors) or x < -1:
                     raise ModelImportError(f"operator {o} ({kind}) of subgraph {s} names tensor {x}, which does not exist")
-            ops.append(_Op(kind, ins, outs, options(op, kind)))
+            opts = options(op, kind)
+            if kind in ("PAD", "PADV2") and len(ins) > 1 and ins[1] >= 0:
+                paddings = constant_ints(g.Tensors(ins[1]))
+                if paddings is not None and len(paddings) % 2 == 0:
+                    opts["pads"] = paddings[0::2] + paddings[1::2]  # [[b, e], ...] -> begins, then ends
+            ops.append(_Op(kind, ins, outs, opts))
         gin = [int(x) for x in g.InputsAsNumpy()] if g.InputsLength() else []
         gout = [int(x) for x in g.OutputsAsNumpy()] if g.OutputsLength() else []
         # A tensor nobody writes that is not an input is constant too (e.g. an empty shape
@@ -398,7 +428,21 @@ class TfliteReader:
         if kind in VIEW_OPS and len(ins) >= 1 and len(outs) == 1 and all(b.is_global(k) for k in ins[1:]):
             b.view(kind, ins[0], outs[0])
             return
-        b.compute(kind, ins, outs, cost=self._cost(b, kind, ins, outs), inplace=kind in INPLACE_OPS)
+        b.compute(kind, ins, outs, cost=self._cost(b, kind, ins, outs), inplace=kind in INPLACE_OPS,
+                  attributes=self._window(b, op, ins, outs))
+
+    @staticmethod
+    def _window(b: ModuleBuilder, op: _Op, ins: list[Key], outs: list[Key]):
+        """A conv / depthwise / pooling op's window, a constant pad's paddings
+        (:mod:`memopt.importers.windows`)."""
+        if op.kind in ("PAD", "PADV2") and "pads" in op.options and ins:
+            if len(op.options["pads"]) == 2 * len(b.decl(ins[0]).shape):  # type: ignore[arg-type]
+                return pad_attributes(op.options["pads"])  # type: ignore[arg-type]
+            return None
+        if op.kind not in TFLITE_CONV | TFLITE_POOL or not ins or not outs:
+            return None
+        w = b.decl(ins[1]).shape if len(ins) > 1 else None
+        return tflite_window(op.kind, op.options, b.decl(ins[0]).shape, w, b.decl(outs[0]).shape) or None
 
     @staticmethod
     def _cost(b: ModuleBuilder, kind: str, ins: list[Key], outs: list[Key]) -> int:

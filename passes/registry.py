@@ -48,6 +48,12 @@ def _rematerialize() -> type[ModulePass]:
     return RematerializeMemoryPass
 
 
+def _tile() -> type[ModulePass]:
+    from memopt.passes.tile import TilePass
+
+    return TilePass
+
+
 def _canonicalize() -> type[ModulePass]:
     from xdsl.transforms.canonicalize import CanonicalizePass
 
@@ -77,6 +83,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "report-latency": _report_latency,
         "lower-to-memref": _lower_to_memref,
         "rematerialize": _rematerialize,
+        "tile": _tile,
         "canonicalize": _canonicalize,
         "cse": _cse,
         "dce": _dce,
