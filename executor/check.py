@@ -25,13 +25,14 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import SSAValue
 
-from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError, locate
-from memopt.passes.lifetime import value_location_op
+from memopt.dialects.memopt import IfOp
+from memopt.dialects.walk import walk
+from memopt.passes.lifetime import check_calls, value_location_op
 
 from .interpreter import Execution, Interpreter, Observer, find_function
-from .resources import Limits, check_resources
 from .memory import DMA_LANDINGS, Planned, Unplanned, ValueNames, is_planned
+from .resources import Limits, check_resources
 
 
 def digest(data: np.ndarray) -> bytes:
@@ -100,8 +101,6 @@ def count_paths(block) -> int:
     """Distinct execution paths through ``block`` when every ``if`` op takes one branch per run
     (what forcing explores): sequential ``if``s multiply, branches add, loop bodies count once
     (a forced ``if`` takes the same branch in every iteration)."""
-    from memopt.dialects.memopt import IfOp
-
     total = 1
     for op in block.ops:
         if isinstance(op, IfOp):
@@ -192,8 +191,6 @@ def check_module(
 ) -> list[CheckReport]:
     """:func:`check_function` on ``func_name``, or on every function with a body (each must be
     planned)."""
-    from memopt.passes.lifetime import check_calls
-
     check_calls([op for op in walk(module) if isinstance(op, func.FuncOp) and op.body.blocks])
     if func_name is not None:
         funcs = [find_function(module, func_name)]

@@ -1,11 +1,8 @@
 """The ``affine`` dialect: maps evaluated on index values, affine loops, conditions and accesses.
 
-An affine map is compiled once into a Python function reading its dims and symbols straight
-from the frame, with MLIR's integer semantics (``floordiv`` and ``mod`` round toward minus
-infinity, ``ceildiv`` toward plus infinity: Python's and numpy's ``//`` and ``%`` do exactly
-that), so the same function evaluates Python ints in loops and int64 arrays inside vectorised
-linalg bodies. ``affine.for`` runs from the largest lower bound to the smallest upper bound;
-``affine.load``/``affine.store`` apply their map to their indices.
+Maps are compiled to Python functions by :mod:`.affine_maps`. ``affine.for`` runs from the
+largest lower bound to the smallest upper bound; ``affine.load``/``affine.store`` apply their map
+to their indices.
 """
 
 from __future__ import annotations
@@ -14,55 +11,15 @@ from collections.abc import Callable
 
 import numpy as np
 from xdsl.ir import Operation
-from xdsl.ir.affine import (
-    AffineBinaryOpExpr, AffineBinaryOpKind, AffineConstantExpr, AffineConstraintKind, AffineDimExpr, AffineExpr,
-    AffineMap, AffineSymExpr,
-)
+from xdsl.ir.affine import AffineConstraintKind, AffineMap
 
 from memopt.diagnostics import MemoptError
 
+from .affine_maps import map_function, source
 from .memref_control import bind, forced, loop_runner, region_runner, vectorised
 from .memref_machine import Machine
 from .memref_ops import load, store
 from .memref_program import Compiler, compiles
-
-_OPS = {
-    AffineBinaryOpKind.Add: "({} + {})", AffineBinaryOpKind.Mul: "({} * {})", AffineBinaryOpKind.Mod: "({} % {})",
-    AffineBinaryOpKind.FloorDiv: "({} // {})", AffineBinaryOpKind.CeilDiv: "(-((-{}) // {}))",
-}
-
-
-def source(e: AffineExpr, dims: list[str], syms: list[str]) -> str:
-    """Python source of ``e`` over the given dim and symbol expressions."""
-    if isinstance(e, AffineDimExpr):
-        return dims[e.position]
-    if isinstance(e, AffineSymExpr):
-        return syms[e.position]
-    if isinstance(e, AffineConstantExpr):
-        return f"({e.value})"
-    if isinstance(e, AffineBinaryOpExpr):
-        return _OPS[e.kind].format(source(e.lhs, dims, syms), source(e.rhs, dims, syms))
-    raise ValueError(f"affine expression {e}")
-
-
-_FUNCTIONS: dict[tuple, Callable[[list], tuple]] = {}
-
-
-def map_function(amap: AffineMap, slots: tuple[int, ...]) -> Callable[[list], tuple]:
-    """``amap`` applied to the frame slots of its operands (dims, then symbols): a tuple."""
-    key = (amap, tuple(slots))
-    fn = _FUNCTIONS.get(key)
-    if fn is None:
-        fn = _FUNCTIONS[key] = _map_source(amap, slots)
-    return fn
-
-
-def _map_source(amap: AffineMap, slots: tuple[int, ...]) -> Callable[[list], tuple]:
-    names = [f"f[{s}]" for s in slots]
-    dims, syms = names[:amap.num_dims], names[amap.num_dims:]
-    body = "".join(source(e, dims, syms) + ", " for e in amap.results)
-    return eval(f"lambda f: ({body})")  # noqa: S307 - generated from the map alone
-
 
 def map_of(op: Operation, key: str = "map") -> AffineMap:
     attr = op.properties.get(key) or op.attributes.get(key)

@@ -18,7 +18,7 @@ from xdsl.ir import Block, Operation
 
 from memopt.diagnostics import MemoptError
 
-from .memref_affine import map_function
+from .affine_maps import map_function
 from .memref_machine import Machine
 from .memref_program import Code, Compiler
 from .memref_values import Ref

@@ -18,14 +18,17 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
-from xdsl.dialects import func
+from xdsl.dialects import affine, arith, func, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType
 from xdsl.ir import Block, Operation, Region
 
 from memopt.diagnostics import MemoptError
 from memopt.dialects.memopt import REMAT_ATTR
 
+from .data import TensorInfo, crc_seed, element_kind
+from .kernels import mix
 from .memref_machine import Machine
+from .memref_nest import nest_step, raise_nest
 from .memref_program import Compiler, compiles
 from .memref_values import nbytes_of
 
@@ -87,8 +90,6 @@ def block_cost(c: Compiler, block: Block) -> int:
 
 def constant_trips(op: Operation) -> int:
     """Trip count of a loop with constant bounds (1 for anything else)."""
-    from xdsl.dialects import affine, arith, scf
-
     if isinstance(op, affine.ForOp) and not op.lowerBoundOperands and not op.upperBoundOperands:
         lbs, ubs = op.lowerBoundMap.data.eval([], []), op.upperBoundMap.data.eval([], [])
         if lbs and ubs:
@@ -162,8 +163,6 @@ def vectorised(c: Compiler, op: Operation, iterated):
     """The step of loop ``op``: when it heads a perfect nest of element accesses, the nest run
     as one vectorised op (:mod:`.memref_nest`), else ``iterated()``, the loop run iteration by
     iteration (compiled only when needed: also the nest's fallback)."""
-    from .memref_nest import nest_step, raise_nest
-
     nest = raise_nest(c, op)
     if nest is None:
         return iterated()
@@ -304,9 +303,6 @@ def kernel_step(c: Compiler, op: Operation, args: tuple[int, ...]):
     callee and the number of kernels run before it; a recomputation (``memopt.remat = K``, kept
     by ``lower-to-memref``) takes the seed of kernel ``K``, the one it copies in a straight-line
     program, and is not counted, so a rematerialized program computes the original's bytes."""
-    from .data import TensorInfo, crc_seed, element_kind
-    from .kernels import mix
-
     name = op.callee.root_reference.data
     if op.results:
         raise MemoptError(f"cannot execute a call of declaration '@{name}' that returns values (only "

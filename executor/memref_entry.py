@@ -19,7 +19,10 @@ from xdsl.ir import BlockArgument, Operation
 
 from memopt.diagnostics import MemoptError
 
+from .data import crc_seed
 from .memref_arena import is_arena_arg
+from .memref_control import call_body
+from .memref_dma import never_waited
 from .memref_machine import Machine, where
 from .memref_ops import sample_values
 from .memref_values import DYNAMIC, Ref, Unsupported, contiguous_strides, elem_of, type_layout
@@ -52,8 +55,6 @@ def layout_of(t: MemRefType, sizes: list[int]) -> tuple[list[int], int]:
 
 
 def memref_argument(m: Machine, a: BlockArgument, f: func.FuncOp) -> Ref:
-    from .data import crc_seed
-
     t = a.type
     sizes = shape_of(a, t, m.shapes, f)
     try:
@@ -76,8 +77,6 @@ def memref_argument(m: Machine, a: BlockArgument, f: func.FuncOp) -> Ref:
 
 
 def scalar_argument(m: Machine, a: BlockArgument, f: func.FuncOp):
-    from .data import crc_seed
-
     t = a.type
     if isinstance(t, IndexType):
         return 4 + m.seed % 4
@@ -107,9 +106,6 @@ def arguments(m: Machine, f: func.FuncOp) -> list:
 
 def run_function(m: Machine, f: func.FuncOp) -> list:
     """Run ``f`` with generated arguments; its results (returned memrefs checked as reads)."""
-    from .memref_control import call_body
-    from .memref_dma import never_waited
-
     with np.errstate(all="ignore"):
         try:
             args = m.arguments = arguments(m, f)

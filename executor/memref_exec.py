@@ -29,6 +29,9 @@ from xdsl.dialects.builtin import MemRefType, ModuleOp
 from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError
 
+# The op modules register how their ops compile (memref_program.COMPILERS) when imported: every
+# Program is built here, so importing them here, once, is what makes the table complete.
+from . import memref_affine, memref_control, memref_dma, memref_linalg, memref_ops  # noqa: F401
 from .memref_arena import is_arena_arg, is_arena_view
 from .memref_entry import result_digest, run_function
 from .memref_machine import Machine

@@ -28,6 +28,8 @@ from xdsl.ir import Attribute, Operation
 from memopt.diagnostics import MemoptError
 from memopt.dialects.structured import StructuredOp
 
+from . import linalg_semantics as sem
+from .linalg_named import NAMED
 from .memref_body import body_function
 from .memref_machine import Machine
 from .memref_program import Compiler, compiles
@@ -92,8 +94,6 @@ def reads_inputs(op: StructuredOp) -> list[bool]:
 
 def reads_outputs(op: StructuredOp) -> list[bool]:
     """Which outputs the op reads before writing them."""
-    from .linalg_named import NAMED
-
     n_out = len(op.outputs)
     if op.kind in NAMED or op.kind == "reduce":
         return [True] * n_out
@@ -105,8 +105,6 @@ def reads_outputs(op: StructuredOp) -> list[bool]:
 
 def semantics(c: Compiler, op: StructuredOp):
     """``run(m, frame, ins, outs) -> new outs`` for ``op``; a located error when there is none."""
-    from . import linalg_semantics as sem
-
     kind, attrs, body = op.kind, attributes(op), op.body
     if kind == "map" and body is not None:
         return lambda m, frame, ins, outs: sem.run_map(ins, outs, body_function(m, c, body, frame))

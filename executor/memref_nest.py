@@ -33,10 +33,13 @@ from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
 
 from memopt.diagnostics import MemoptError
 
-from .memref_affine import map_function
+from . import linalg_semantics as sem
+from .affine_maps import map_function
+from .linalg_loops import linear_form
 from .memref_machine import Machine
 from .memref_program import Code, Compiler
-from .memref_values import Ref, value_dtype
+from .memref_scalar import scalar_function
+from .memref_values import Ref, Unsupported, value_dtype
 
 
 @dataclass
@@ -147,9 +150,6 @@ def _payload(computed: list[Operation], stored: list[SSAValue]) -> list[Operatio
 
 
 def _is_scalar(op: Operation) -> bool:
-    from .memref_scalar import scalar_function
-    from .memref_values import Unsupported
-
     try:
         return scalar_function(op) is not None
     except Unsupported:
@@ -265,8 +265,6 @@ def _independent(nest: Nest, refs: dict[int, Ref]) -> bool:
 
 
 def _run(m: Machine, frame: list, nest: Nest, boxes: list[range], refs: dict, op: Operation) -> None:
-    from . import linalg_semantics as sem
-
     n = len(boxes)
     syms = [AffineExpr.constant(int(frame[s])) for s in nest.symbols]
     dims = [AffineExpr.constant(r.start) + AffineExpr.dimension(k) * r.step for k, r in enumerate(boxes)]
@@ -372,8 +370,6 @@ def _check_box(ref: Ref, offsets, sizes, strides, op: Operation, what: str) -> N
 
 
 def _linear(e: AffineExpr, n: int):
-    from .linalg_loops import linear_form
-
     try:
         return linear_form(e, n)
     except ValueError:

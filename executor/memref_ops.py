@@ -15,12 +15,14 @@ whether ownership of it passed (MLIR's semantics).
 from __future__ import annotations
 
 import numpy as np
+from xdsl.dialects import memref
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, MemRefType
 from xdsl.ir import Operation
 
-from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError
+from memopt.dialects.walk import walk
 
+from .data import crc_seed
 from .memref_arena import is_arena_alloc, is_arena_view
 from .memref_machine import Machine, where
 from .memref_program import Compiler, compiles
@@ -96,8 +98,6 @@ def get_global(c: Compiler, op: Operation):
 
 
 def _global_decl(c: Compiler, key: str):
-    from xdsl.dialects import memref
-
     table = c.program.fact("globals", lambda: {o.sym_name.data: o for o in walk(c.program.module)
                                                if isinstance(o, memref.GlobalOp)})
     return table.get(key)
@@ -105,8 +105,6 @@ def _global_decl(c: Compiler, key: str):
 
 def global_storage(m: Machine, op: Operation, key: str, decl) -> Ref:
     """A global's bytes: its dense value, or (uninitialized) values seeded by its name."""
-    from .data import crc_seed
-
     t = memref_type(op.results[0], op)
     elem = elem_for(t, op)
     sizes = list(t.get_shape())

@@ -19,15 +19,17 @@ from xdsl.dialects import func
 from xdsl.ir import Block, Operation, SSAValue
 
 from memopt.dialects.walk import walk
-from memopt.diagnostics import MemoptError
+from memopt.diagnostics import MemoptError, locate
 
+from .memref_scalar import scalar_step
 from .memref_values import Unsupported
 
 Step = Callable[..., None]
 """``step(machine, frame)``: execute one op."""
 Compile = Callable[["Compiler", Operation], Step]
 COMPILERS: dict[str, Compile] = {}
-"""Op name -> how to compile it (filled by the ``memref_*`` op modules)."""
+"""Op name -> how to compile it: filled by the ``memref_*`` op modules' :func:`compiles`, which
+:mod:`.memref_exec`, the one module that builds a :class:`Program`, imports."""
 
 TERMINATORS = frozenset({"scf.yield", "affine.yield", "func.return", "scf.condition", "cf.br", "cf.cond_br",
                          "linalg.yield", "memref.alloca_scope.return", "scf.reduce"})
@@ -76,8 +78,6 @@ class Compiler:
     def name(self, v: SSAValue) -> str:
         """How messages name ``v``: ``%name``, with its line when other values share the name
         (the parser keeps ``%alloc`` of ``%alloc_2``), ``<line N>`` when it has none."""
-        from memopt.diagnostics import locate
-
         owner = v.owner if isinstance(v.owner, Operation) else v.owner.parent_op()
         loc = locate(owner)
         line = f"line {loc[0]}" if loc else f"'{owner.name}'"
@@ -108,9 +108,6 @@ class Compiler:
 
     def step(self, op: Operation) -> Step:
         """``op`` compiled; an op that cannot run becomes a step raising why, located."""
-        from . import memref_affine, memref_control, memref_dma, memref_linalg, memref_ops  # noqa: F401 - register
-        from .memref_scalar import scalar_step
-
         try:
             compile_op = COMPILERS.get(op.name)
             if compile_op is None and op.name.startswith("linalg."):
