@@ -23,10 +23,14 @@ _repo_root = os.path.dirname(os.path.dirname(config.test_source_root))
 # minimalloc's and idealloc's benchmark traces, vendored with their licences (bench/data/NOTICE).
 config.substitutions.append(("%data", os.path.join(_repo_root, "bench", "data")))
 config.substitutions.append(("%examples", os.path.join(_repo_root, "examples")))
+# `%timeout` bounds a command that once hung (a test then fails instead of stalling the suite);
+# empty where coreutils' timeout is missing.
+import shutil  # noqa: E402
+
+config.substitutions.append(("%timeout", "timeout 120" if shutil.which("timeout") else ""))
 
 # Upstream MLIR (iree-opt from the PyPI package iree-base-compiler, in the test extra) verifies
 # what memopt emits on upstream IR; tests that need it say `REQUIRES: iree-opt`.
-import shutil  # noqa: E402
 
 if shutil.which("iree-opt", path=config.environment["PATH"]):
     config.available_features.add("iree-opt")
