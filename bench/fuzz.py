@@ -5,7 +5,7 @@
                   [--save-failures DIR] [--stop-after N]
 
 A *case* is one generated program (``memopt.executor.graphgen``) planned under one
-configuration (``memopt.executor.fuzz.configurations()``: strategies, control-flow modes and the
+configuration (``memopt.fuzz.configurations()``: strategies, control-flow modes and the
 ``insert-dma`` pass are discovered at run time); each case runs plan-memory (which validates),
 verify-plan, and the executor's planned-vs-unplanned proof. Program ``i`` is generated from seed
 ``(S, i)`` and gets ``--per-program`` configurations drawn from the same seed, so every run with
@@ -26,7 +26,7 @@ import sys
 import time
 from pathlib import Path
 
-from memopt.executor.fuzz import FuzzFailure, configurations, parse, run_case
+from memopt.fuzz import FuzzFailure, configurations, parse, run_case
 from memopt.executor.graphgen import GenConfig, generate
 
 

@@ -14,7 +14,8 @@ One *case* is one generated program (:mod:`memopt.executor.graphgen`) under one
 Strategies, control-flow modes and passes are discovered at run time (``strategy_names()``,
 ``CONTROL_FLOW_MODES``, the pass registry), so strategies and modes added later are fuzzed
 without touching this file. Passes run through the Python API on a parsed module: no
-subprocesses, one parse per program.
+subprocesses, one parse per program. It drives both the passes and the executor, so it sits above
+both (``memopt.fuzz``), not inside the executor.
 """
 
 from __future__ import annotations
@@ -26,14 +27,13 @@ from xdsl.dialects.builtin import ModuleOp
 
 from memopt.diagnostics import LocatedParser, MemoptError, locate, verify_located
 from memopt.dialects.context import make_context
+from memopt.executor import check_module, run_function
 from memopt.passes.dma_profile import largest_weight_set
 from memopt.passes.lifetime import CONTROL_FLOW_MODES
 from memopt.passes.plan_memory import PlanMemoryPass
 from memopt.passes.registry import get_all_passes
 from memopt.passes.verify_plan import VerifyPlanPass
 from memopt.planning import strategy_names
-
-from .check import check_module, run_function
 
 SEARCH_BUDGET = 0.002
 """Seconds given to the anytime ``search`` strategy (and to ``best``, admitting it) per case."""

@@ -39,6 +39,8 @@ from memopt.passes.dma_profile import op_macs
 from memopt.passes.lifetime import FunctionLifetimes, analyze_function, take_body
 from memopt.planning.latency import Target
 from memopt.planning.spill import SpillTensor, choose_spills, spill_cost
+from memopt.passes.rematerialize import RematerializeMemoryPass
+from memopt.passes.upstream_unsupported import refuse_memref
 
 POLICIES = ("spill", "remat", "auto")
 SPILL_MODES = ("off", "auto")
@@ -179,8 +181,6 @@ def spill_to_fit(f: func.FuncOp, capacity: int, target: Target, memory: str,
 
 def remat_to_fit(f: func.FuncOp, budget: int, target: Target, alignment: int) -> Fit:
     """Recompute tensors of ``f`` so that its arena fits ``budget`` (``rematerialize``)."""
-    from memopt.passes.rematerialize import RematerializeMemoryPass
-
     before = {op for op in walk(f.body) if REMAT_ATTR in op.attributes}
     with contextlib.redirect_stderr(io.StringIO()):
         RematerializeMemoryPass(budget=budget, alignment=alignment)._function(f)
@@ -192,8 +192,6 @@ def remat_to_fit(f: func.FuncOp, budget: int, target: Target, alignment: int) ->
 def fit_function(f: func.FuncOp, capacity: int, policy: str, target: Target, memory: str,
                  arena: Callable[[func.FuncOp], int], alignment: int) -> Fit:
     """Rewrite ``f`` (in place) so that its arena fits ``capacity`` under ``policy``."""
-    from memopt.passes.upstream_unsupported import refuse_memref
-
     refuse_memref(f, "plan-memory", "spill=auto")
     if policy == "spill":
         return spill_to_fit(f, capacity, target, memory, arena, alignment)

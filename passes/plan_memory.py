@@ -63,19 +63,14 @@ from xdsl.dialects.builtin import IntegerAttr, i64
 from xdsl.passes import ModulePass
 
 from memopt.diagnostics import MemoptError, where
-from memopt.passes.lifetime import (
-    CONTROL_FLOW_MODES, FunctionLifetimes, analyze_function, if_spans, planned_functions,
-)
+from memopt.passes.lifetime import CONTROL_FLOW_MODES, analyze_function, planned_functions
 from memopt.passes.options import option
+from memopt.passes.plan_function import FunctionPlan, plan_function_memory
 from memopt.passes.plan_io import write_plan
 from memopt.passes.upstream_attrs import ARENA_ARG_ATTR, ARENA_MODES, ARENA_SIZE_ATTR, is_upstream
-from memopt.planning import (
-    PlanningError, Solution, Strategy, lower_bound, lower_bound_inplace, make_strategy, strategy_names, validate,
-)
-from memopt.planning.strategies import strategy_options
-from memopt.planning.control_flow import flat_problem, plan_joint, plan_merge, unpolished, with_mode
+from memopt.planning import PlanningError, Strategy, lower_bound, make_strategy, strategy_names, validate
 from memopt.planning.csvio import write_rows
-from memopt.planning.numbers import INT64_MAX
+from memopt.planning.strategies import strategy_options
 
 LB_INPLACE_ATTR = "memopt.lower_bound_inplace"
 
@@ -99,59 +94,6 @@ def check_options(
         raise MemoptError(f"plan-memory: capacity must be >= 0, got {capacity}")
     if budget is not None and not (math.isfinite(budget) and budget > 0):
         raise MemoptError(f"plan-memory: budget must be a finite number > 0 (seconds), got {budget}")
-
-
-@dataclass(frozen=True)
-class FunctionPlan:
-    """A function's layout, the lifetimes it was planned on, and the true lower bound."""
-
-    lifetimes: FunctionLifetimes
-    """Storage of every value; its problem is the one ``solution`` was planned and checked on."""
-    solution: Solution
-    lower_bound: int
-    """``min(LB_nest`` of the joint numbering, serial max-live``)``: bounds every mode's plan."""
-    lower_bound_inplace: int
-    """The same bound with the in-place permissions counted (equal to it without any)."""
-
-
-def plan_function_memory(
-    f, strategy: Strategy, *, control_flow: str = "joint", inplace: bool = True, alignment: int = 16
-) -> FunctionPlan:
-    """Plan one function in one control-flow mode (see module docstring); validated."""
-    joint = analyze_function(f, mode="joint", inplace=inplace, alignment=alignment)
-    if sum(b.size + b.alignment for b in joint.problem.buffers) > INT64_MAX:
-        raise MemoptError("the function's tensors total more bytes than a 64-bit arena can address", f)
-    lb = lower_bound(joint.problem)
-    lb_inplace = lower_bound_inplace(joint.problem)
-    spans = if_spans(joint.numbering)
-    lt = joint
-    if spans:
-        # Serial and joint numberings are each sound but neither contains the other's
-        # conflicts: a plan is valid in one of them, so the smaller bound bounds every mode.
-        serial = analyze_function(f, mode="serial", inplace=inplace, alignment=alignment)
-        lb = min(lb, lower_bound(serial.problem))
-        lb_inplace = min(lb_inplace, lower_bound_inplace(serial.problem))
-    if not spans:
-        solution = strategy.plan(joint.problem)
-    elif control_flow == "joint":
-        solution = plan_joint(
-            joint.problem, spans, strategy, [("serial", serial.problem, unpolished(strategy).plan(serial.problem))]
-        )
-        if solution.strategy.endswith("/serial"):
-            lt = serial  # kept the serial layout: valid (and verified) in serial numbering
-    elif control_flow == "merge":
-        solution = plan_merge(joint.problem, spans, strategy)
-    elif control_flow == "flat":
-        lt = FunctionLifetimes(joint.func, flat_problem(joint.problem), joint.numbering, joint.storage_of, joint.owner)
-        solution = with_mode(strategy.plan(lt.problem), "flat")
-    else:
-        lt = serial
-        solution = with_mode(strategy.plan(lt.problem), control_flow)
-    try:
-        validate(lt.problem, solution)
-    except PlanningError as e:
-        raise MemoptError(f"internal error: strategy '{solution.strategy}' produced an invalid plan: {e}", f) from None
-    return FunctionPlan(lt, solution, lb, min(lb, lb_inplace))
 
 
 @dataclass(frozen=True)

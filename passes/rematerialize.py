@@ -42,13 +42,16 @@ from xdsl.passes import ModulePass
 
 from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError, copy_location
+from memopt.executor.interpreter import op_identities
 from memopt.dialects.memopt import (
-    REMAT_ATTR, ComputeOp, DmaStartOp, DmaWaitOp, GetGlobalOp, ViewOp, byte_size,
+    ComputeOp, DmaStartOp, DmaWaitOp, GetGlobalOp, PLAN_ATTR, REMAT_ATTR, ViewOp, byte_size,
 )
 from memopt.passes.dma_profile import op_macs
 from memopt.passes.lifetime import analyze_function, planned_functions, take_body
 from memopt.passes.options import option
-from memopt.planning import align_up, nested_live_profile
+from memopt.passes.plan_function import plan_function_memory
+from memopt.passes.upstream_unsupported import refuse_memref
+from memopt.planning import align_up, make_strategy, nested_live_profile
 from memopt.planning.bounds import lower_bound_inplace
 from memopt.planning.problem import Problem
 from memopt.planning.remat import (
@@ -209,7 +212,6 @@ def _rewrite(f: func.FuncOp, traced: Traced, schedule: list[int], clone: list[bo
     emitted: set[Operation] = set()
     current: dict[SSAValue, SSAValue] = {}  # root value -> its latest computed copy
     copies: dict[SSAValue, int] = {}
-    from memopt.executor.interpreter import op_identities
 
     ident = op_identities(f)
     traced_ops = set(traced.ops)
@@ -315,9 +317,6 @@ def _lower_bound(f: func.FuncOp) -> int:
 
 def _arena(f: func.FuncOp, alignment: int) -> int:
     """The arena ``plan-memory`` (default strategy) gives ``f``."""
-    from memopt.passes.plan_memory import plan_function_memory
-    from memopt.planning import make_strategy
-
     return plan_function_memory(f, make_strategy("best"), alignment=alignment).solution.height
 
 
@@ -336,9 +335,6 @@ def _refuse(f: func.FuncOp) -> None:
     """Functions the pass cannot rewrite truthfully, refused before any is rewritten: memref
     programs (nothing to recompute there yet) and planned functions (the rewrite would leave
     their plan stale: the clones carry copied offsets and the recorded bounds no longer hold)."""
-    from memopt.dialects.memopt import PLAN_ATTR
-    from memopt.passes.upstream_unsupported import refuse_memref
-
     refuse_memref(f, "rematerialize", "rematerialization")
     if PLAN_ATTR in f.attributes:
         raise MemoptError(f"rematerialize: '@{f.sym_name.data}' is already planned ({PLAN_ATTR}): run rematerialize "

@@ -523,7 +523,7 @@ def test_random_programs_every_mode_valid_joint_below_merge_and_serial(seed):
 
 def _fuzz():
     try:
-        from memopt.executor import fuzz
+        from memopt import fuzz
     except ImportError:  # the executor is optional
         return None
     return fuzz

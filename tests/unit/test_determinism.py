@@ -81,7 +81,7 @@ def test_in_process_replanning_is_identical():
 
     from xdsl.printer import Printer
 
-    from memopt.executor.fuzz import _CTX, parse
+    from memopt.fuzz import _CTX, parse
     from memopt.passes.plan_memory import PlanMemoryPass
 
     def planned(text: str, **opts) -> str:

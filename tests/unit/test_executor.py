@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from memopt.diagnostics import MemoptError, locate
 from memopt.executor import check_module, run_function
 from memopt.executor.data import TensorInfo, element_kind, tensor_info
-from memopt.executor.fuzz import _CTX, parse
+from memopt.fuzz import _CTX, parse
 from memopt.executor.kernels import compute, mix
 from memopt.passes.lifetime import analyze_function, planned_functions
 from memopt.passes.plan_io import write_plan
@@ -453,7 +453,7 @@ def test_every_example_plans_verifies_and_executes_identically(path):
     parses as it is: templates edited by sed in their RUN lines do not) is
     planned (plain, and after insert-dma), re-verified by verify-plan and proven by memopt-run's
     check; inputs that carry a plan already are verified and proven as they are."""
-    from memopt.executor.fuzz import has_pass
+    from memopt.fuzz import has_pass
     from memopt.passes.registry import get_all_passes
 
     text = path.read_text()

@@ -2,7 +2,7 @@
 DMA x alignment; plan-memory validates, verify-plan re-checks, the executor proves the plan.
 
 The long profile is ``bench/fuzz.py --cases N --seed S``. Strategies, control-flow modes and the
-``insert-dma`` pass are discovered at run time (see :mod:`memopt.executor.fuzz`).
+``insert-dma`` pass are discovered at run time (see :mod:`memopt.fuzz`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memopt.executor.fuzz import FuzzConfig, FuzzFailure, configurations, parse, run_case
+from memopt.fuzz import FuzzConfig, FuzzFailure, configurations, parse, run_case
 from memopt.executor.graphgen import GenConfig, generate
 from memopt.passes.lifetime import CONTROL_FLOW_MODES
 from memopt.planning import strategy_names
@@ -51,9 +51,9 @@ def test_every_configuration_is_fuzzed():
 def test_configurations_cover_what_is_registered():
     assert {c.strategy for c in CONFIGS} == set(strategy_names())
     assert {c.control_flow for c in CONFIGS} == set(CONTROL_FLOW_MODES)
-    from memopt.executor.fuzz import has_pass
+    from memopt.fuzz import has_pass
 
-    from memopt.executor.fuzz import DMA_SCHEDULES
+    from memopt.fuzz import DMA_SCHEDULES
 
     assert {c.dma for c in CONFIGS} == ({"", *DMA_SCHEDULES} if has_pass("insert-dma") else {""})
 
@@ -75,6 +75,7 @@ def test_the_harness_catches_a_lifetime_bug(monkeypatch):
     import dataclasses
 
     import memopt.passes.lifetime as lifetime
+    import memopt.passes.plan_function as plan_function
     import memopt.passes.plan_memory as plan_memory
     import memopt.passes.verify_plan as verify_plan
     from memopt.dialects.memopt import LoopOp
@@ -92,7 +93,7 @@ def test_the_harness_catches_a_lifetime_bug(monkeypatch):
         lt.problem = Problem.of(bufs, lt.problem.overwrites)
         return lt
 
-    for mod in (lifetime, plan_memory, verify_plan):
+    for mod in (lifetime, plan_function, plan_memory, verify_plan):
         monkeypatch.setattr(mod, "analyze_function", buggy)
     failures = []
     for seed in range(40):
