@@ -52,7 +52,8 @@ def receptive(w: Window, out: Interval, extent: int) -> Read:
     a, b = out
     lo = a * w.s - w.begin
     hi = (b - 1) * w.s - w.begin + w.span
-    return Read((max(lo, 0), min(hi, extent)), max(0, -lo), max(0, hi - extent))
+    first = min(max(lo, 0), extent)  # an interval wholly in the padding reads no cell
+    return Read((first, max(min(hi, extent), first)), max(0, min(hi, 0) - lo), max(0, hi - max(lo, extent)))
 
 
 def hull(x: Interval | None, y: Interval) -> Interval:

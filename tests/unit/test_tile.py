@@ -20,10 +20,11 @@ def test_receptive_reads_exactly_the_window(k, s, d, begin, out_extent, data):
     """The cells read plus the padding around them are exactly what the patch's windows span,
     and the padding is only where the window crosses the input's border."""
     w = Window(k, s, d, begin)
-    extent = max(1, (out_extent - 1) * s + w.span - begin - data.draw(st.integers(0, begin)))
+    extent = max(1, (out_extent - 1) * s + w.span - begin - data.draw(st.integers(0, begin + 2 * s)))
     a = data.draw(st.integers(0, out_extent - 1))
     b = data.draw(st.integers(a + 1, out_extent))
     r = receptive(w, (a, b), extent)
+    assert 0 <= r.cells[0] <= r.cells[1] <= extent
     assert r.pad_begin + (r.cells[1] - r.cells[0]) + r.pad_end == (b - a - 1) * s + w.span
     assert r.pad_begin == 0 or r.cells[0] == 0
     assert r.pad_end == 0 or r.cells[1] == extent
