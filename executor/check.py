@@ -26,9 +26,10 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import SSAValue
 
 from memopt.diagnostics import MemoptError, locate
+from memopt.dialects.errors import value_location_op
 from memopt.dialects.memopt import IfOp
+from memopt.dialects.planned import check_calls
 from memopt.dialects.walk import walk
-from memopt.passes.lifetime import check_calls, value_location_op
 
 from .interpreter import Execution, Interpreter, Observer, find_function
 from .memory import DMA_LANDINGS, Planned, Unplanned, ValueNames, is_planned

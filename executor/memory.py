@@ -32,7 +32,7 @@ from xdsl.ir import Operation, SSAValue
 
 from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError
-from memopt.passes.plan_io import memory_sizes, offsets_attr, plan_attr
+from memopt.dialects.plan_attrs import memory_sizes, offsets_attr, plan_attr
 from memopt.dialects.memopt import (
     ARG_OFFSETS_ATTR, OFFSETS_ATTR, PLAN_ATTR, CopyOp, DmaBufferOp, DmaStartOp, DmaWaitOp, GetGlobalOp,
     PlanAttr, ViewOp, YieldOp, byte_size,

@@ -34,7 +34,7 @@ from memopt.passes.lower_to_memref import LowerToMemrefPass
 from memopt.passes.names import display_names
 from memopt.passes.options import validate_pass
 from memopt.passes.plan_memory import PlanMemoryPass
-from memopt.passes.upstream_attrs import ARENA_SIZE_ATTR, LOWER_BOUND_ATTR, STRATEGY_ATTR
+from memopt.dialects.upstream_attrs import ARENA_SIZE_ATTR, LOWER_BOUND_ATTR, STRATEGY_ATTR
 from memopt.passes.upstream_dma import ONCHIP_SIZE_ATTR, STAGING_ATTR
 from memopt.passes.upstream_plan_io import read_upstream_plan
 

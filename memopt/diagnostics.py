@@ -1,8 +1,10 @@
-"""Located diagnostics for memopt tools.
+"""Located diagnostics for memopt tools: the located parser, message wording, IR verifiers.
 
 xDSL 0.74 does not attach source locations to parsed operations. ``LocatedParser``
-records the (line, col) of every operation it parses in a side table, and
-:func:`locate` looks an operation (or its nearest located ancestor) up.
+records the (line, col) of every operation it parses in the table of
+:mod:`memopt.dialects.errors`, where :func:`locate` looks an operation (or its nearest located
+ancestor) up; that module's names (:class:`MemoptError`, :func:`locate`, :func:`where` ...) are
+re-exported here.
 
 Passes report errors with ``raise MemoptError("message", op)``; the driver prints
 ``memopt-opt: error: FILE:LINE:COL: message`` using the op's recorded location.
@@ -13,85 +15,20 @@ from __future__ import annotations
 import bisect
 import math
 import re
-import weakref
 
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FileLineColLoc, MemRefType, ModuleOp, TensorType
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, MemRefType, ModuleOp, TensorType
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
 from xdsl.irdl import IRDLOperation
 from xdsl.parser import Parser
 from xdsl.traits import NoTerminator
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 from xdsl.utils.lexer import Span
+from memopt.dialects.errors import (  # noqa: F401 - re-exported: passes and tools import them from here
+    MemoptError, copy_location, locate, own_location, set_location, set_source_name, where,
+)
 from memopt.dialects.isolation import linear_isolation
 from memopt.dialects.walk import walk, walk_regions_first
 from memopt.planning.numbers import INT64_MAX
-
-_LOCATIONS: "weakref.WeakKeyDictionary[Operation, tuple[int, int]]" = (
-    weakref.WeakKeyDictionary()
-)
-
-
-class MemoptError(Exception):
-    """An error attributable to (optionally) one operation of the IR."""
-
-    def __init__(self, message: str, op: Operation | None = None):
-        super().__init__(message)
-        self.message = message
-        self.op = op
-
-    def __str__(self) -> str:
-        return self.message
-
-
-_SOURCE: list[str | None] = [None]
-
-
-def set_source_name(name: str | None) -> None:
-    """Record the name of the input being processed (the tools call it when they parse), so
-    that passes can locate remarks as errors are: ``FILE:LINE:COL``."""
-    _SOURCE[0] = name
-
-
-def where(op: Operation | None) -> str:
-    """``FILE:LINE:COL: `` for ``op`` (what is known of it), or an empty string."""
-    loc = locate(op)
-    if loc is None:
-        return f"{_SOURCE[0]}: " if _SOURCE[0] else ""
-    return f"{_SOURCE[0] + ':' if _SOURCE[0] else ''}{loc[0]}:{loc[1]}: "
-
-
-def set_location(op: Operation, line: int, col: int) -> None:
-    """Record a source location for ``op`` (also used for ops created by passes
-    that want to inherit the location of the op they replace)."""
-    _LOCATIONS[op] = (line, col)
-
-
-def copy_location(src: Operation, dst: Operation) -> None:
-    """Give ``dst`` the location of ``src`` (if ``src`` has one)."""
-    loc = locate(src)
-    if loc is not None:
-        _LOCATIONS[dst] = loc
-
-
-def own_location(op: Operation) -> tuple[int, int] | None:
-    """The location recorded for exactly this op (no parent fallback)."""
-    loc = _LOCATIONS.get(op)
-    if loc is not None:
-        return loc
-    if isinstance(op.location, FileLineColLoc):
-        return (op.location.line.data, op.location.column.data)
-    return None
-
-
-def locate(op: Operation | None) -> tuple[int, int] | None:
-    """(line, col) of ``op``, falling back to the nearest ancestor with a location."""
-    while op is not None:
-        loc = own_location(op)
-        if loc is not None:
-            return loc
-        op = op.parent_op()
-    return None
-
 
 class LocatedParser(Parser):
     """An xDSL parser recording the (line, col) at which each operation starts."""
@@ -198,7 +135,7 @@ class LocatedParser(Parser):
     def parse_operation(self) -> Operation:
         start = self._current_token.span.start
         op = super().parse_operation()
-        _LOCATIONS[op] = self.line_col(start)
+        set_location(op, *self.line_col(start))
         if op.properties and isinstance(op, IRDLOperation):
             _undefined_properties_as_attributes(op)
         return op
@@ -447,5 +384,7 @@ __all__ = [
     "parse_error_location",
     "parse_error_message",
     "set_location",
+    "set_source_name",
     "verify_located",
+    "where",
 ]

@@ -35,6 +35,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError, copy_location
 from memopt.dialects.memopt import REMAT_ATTR, ComputeOp, CopyOp, ViewOp, byte_size
+from memopt.dialects.plan_attrs import offchip_memories  # noqa: F401 - re-exported
 from memopt.passes.dma_profile import op_macs
 from memopt.passes.lifetime import FunctionLifetimes, analyze_function, take_body
 from memopt.planning.latency import Target
@@ -227,11 +228,6 @@ def fit_function(f: func.FuncOp, capacity: int, policy: str, target: Target, mem
     _, _, fit, best = min(candidates, key=lambda c: (c[0], c[1]))
     take_body(f, best)
     return Fit("auto", fit.spilled, fit.bytes_moved, fit.recomputed, fit.spill_cycles, fit.remat_cycles)
-
-
-def offchip_memories(f: func.FuncOp) -> list[str]:
-    """The off-chip memories ``f``'s copies use, sorted."""
-    return sorted({op.memory.data for op in walk(f.body) if isinstance(op, CopyOp) and op.memory is not None})
 
 
 __all__ = ["Fit", "POLICIES", "SPILL_MODES", "base_cycles", "fit_function", "offchip_memories",

@@ -82,7 +82,7 @@ from memopt.passes.dma_regions import Region, cut_function, regions
 from memopt.passes.options import option
 from memopt.passes.dma_target import TargetOptions, target_from_options
 from memopt.passes.lifetime import planned_functions
-from memopt.passes.upstream_attrs import is_upstream_module
+from memopt.dialects.upstream_attrs import is_upstream_module
 from memopt.passes.upstream_dma import arena_bytes, is_kernel, kernel_profile, upstream_regions, write_schedule
 from memopt.planning import align_up
 from memopt.planning.latency import MODES, OpProfile, Target, choose_pipelined, pingpong_items, simulate

@@ -85,8 +85,10 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 
-from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError
+from memopt.dialects.errors import value_location_op
+from memopt.dialects.planned import check_calls, planned_functions
+from memopt.dialects.walk import walk
 from memopt.dialects.memopt import (
     ComputeOp, CopyOp, DmaStartOp, DmaWaitOp, GetGlobalOp, IfOp, LoopOp, ViewOp, byte_size, memory_of,
 )
@@ -303,19 +305,6 @@ class FunctionLifetimes:
         return int(buffer_offsets[loc[0]]) + loc[1]
 
 
-def _defining_op(value: SSAValue) -> Operation | None:
-    if isinstance(value, OpResult):
-        return value.op
-    if isinstance(value, BlockArgument):
-        return value.block.parent_op()
-    return None
-
-
-def value_location_op(value: SSAValue) -> Operation | None:
-    """The op to point diagnostics at for a value."""
-    return _defining_op(value)
-
-
 def value_names(values: list[SSAValue]) -> list[str]:
     """Stable, unique buffer names: the model's tensor names where the IR records them
     (:func:`memopt.passes.names.display_names`), else SSA name hints, else ``vN``."""
@@ -354,7 +343,7 @@ def analyze_function(
         try:
             nbytes = byte_size(t)
         except ValueError as e:
-            raise MemoptError(str(e), _defining_op(value)) from None
+            raise MemoptError(str(e), value_location_op(value)) from None
         storage_of[value] = (len(owner), 0)
         owner.append(value)
         start.append(step)
@@ -521,35 +510,6 @@ def take_body(f: func.FuncOp, src: func.FuncOp) -> None:
     candidates on clones and keep one."""
     f.body.detach_block(f.body.blocks[0])
     f.body.add_block(src.body.detach_block(src.body.blocks[0]))
-
-
-def planned_functions(module: Operation) -> list[func.FuncOp]:
-    """Functions with bodies, in module order. A call from one of them to another is refused
-    (:func:`check_calls`): each function's arena starts at offset 0, so a callee's tensors would
-    overwrite the caller's live ones."""
-    funcs = [op for op in walk(module) if isinstance(op, func.FuncOp) and op.body.blocks]
-    check_calls(funcs)
-    return funcs
-
-
-def check_calls(funcs: list[func.FuncOp]) -> None:
-    """Refuse ``func.call`` between functions that both have bodies (planned functions), located
-    at the call. What a call should mean — the callee's arena stacked above the caller's live
-    bytes at the call, or one arena over the call tree — is not defined yet; until it is,
-    accepting the call would let plan-memory, verify-plan and --check all pass an unsafe plan.
-    Calls to declarations (external kernels) are ordinary uses of their operands."""
-    from .upstream_attrs import is_upstream
-
-    funcs = [f for f in funcs if not is_upstream(f)]  # upstream IR plans over the call graph
-    bodies = {f.sym_name.data for f in funcs}
-    for f in funcs:
-        for op in walk(f.body):
-            if isinstance(op, func.CallOp) and op.callee.root_reference.data in bodies:
-                raise MemoptError(
-                    f"'@{f.sym_name.data}' calls '@{op.callee.root_reference.data}', another function memopt plans: calls "
-                    "between planned functions are not supported (both arenas would start at offset 0); inline the callee first",
-                    op,
-                )
 
 
 __all__ = [

@@ -4,40 +4,23 @@ A plan lives in discardable attributes, so any later pass or tool can read it ba
 ``memopt.offsets`` on every op with arena-resident tensor results (one entry per result, -1 for
 results that take no arena space, e.g. off-chip weights), ``memopt.arg_offsets`` on the function
 for its arguments, and ``memopt.plan = #memopt.plan<...>`` on the function for the arena size,
-the lower bound and the strategy that produced it.
+the lower bound and the strategy that produced it. Reading the attributes alone (no lifetimes)
+is :mod:`memopt.dialects.plan_attrs`, whose names are re-exported here.
 """
 
 from __future__ import annotations
 
-from xdsl.dialects import func
 from xdsl.dialects.builtin import DenseArrayBase, DictionaryAttr, IntegerAttr, StringAttr, i64
 from xdsl.ir import Operation
 
 from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError
 from memopt.dialects.memopt import ARG_OFFSETS_ATTR, OFFSETS_ATTR, PLAN_ATTR, PlanAttr, memory_of
+from memopt.dialects.plan_attrs import (  # noqa: F401 - re-exported: readers import them from here
+    MEMORIES_ATTR, NO_OFFSET, memory_sizes, offsets_attr, plan_attr,
+)
 from memopt.passes.lifetime import NUMBERING_ATTR, FunctionLifetimes, numbering_of_plan
 from memopt.planning import Solution
-
-NO_OFFSET = -1
-
-MEMORIES_ATTR = "memopt.memories"
-"""On a function with spilled tensors: ``{dram = N : i64, ...}``, the arena size of every
-off-chip memory (the on-chip arena's is in ``memopt.plan``); each ``memopt.copy ... to "m"``
-carries its offset in memory ``m``'s arena in ``memopt.offsets``."""
-
-
-def offsets_attr(op: Operation, name: str, n: int) -> list[int]:
-    """The ``n`` integers of plan attribute ``name`` on ``op``; located error when missing or
-    of the wrong length (shared by verify-plan and the executor, which both read plans back)."""
-    attr = op.attributes.get(name)
-    if not isinstance(attr, DenseArrayBase):
-        raise MemoptError(f"missing '{name}' attribute on a planned op", op)
-    vals = [int(v) for v in attr.get_values()]
-    if len(vals) != n:
-        raise MemoptError(f"'{name}' has {len(vals)} entries, expected {n}", op)
-    return vals
-
 
 def _ops_with_arena_results(lt: FunctionLifetimes) -> list[Operation]:
     ops = []
@@ -57,16 +40,6 @@ def write_memory_plan(lt: FunctionLifetimes, solution: Solution) -> None:
     sizes = dict(memory_sizes(lt.func))
     sizes[lt.memory] = solution.height
     lt.func.attributes[MEMORIES_ATTR] = DictionaryAttr({k: IntegerAttr(v, i64) for k, v in sorted(sizes.items())})
-
-
-def memory_sizes(f) -> dict[str, int]:
-    """``memopt.memories`` of ``f``: off-chip memory name → arena size (empty without spills)."""
-    attr = f.attributes.get(MEMORIES_ATTR)
-    if attr is None:
-        return {}
-    if not isinstance(attr, DictionaryAttr) or not all(isinstance(v, IntegerAttr) for v in attr.data.values()):
-        raise MemoptError(f"'{MEMORIES_ATTR}' must be a dictionary of integer arena sizes", f)
-    return {k: int(v.value.data) for k, v in attr.data.items()}
 
 
 def write_plan(lt: FunctionLifetimes, solution: Solution, lower_bound: int) -> None:
@@ -91,19 +64,6 @@ def write_plan(lt: FunctionLifetimes, solution: Solution, lower_bound: int) -> N
     lt.func.attributes[PLAN_ATTR] = PlanAttr.get(solution.height, lower_bound, solution.strategy)
     # Explicit: the numbering the plan is valid in, so no reader parses it out of the strategy.
     lt.func.attributes[NUMBERING_ATTR] = StringAttr(numbering_of_plan(solution.strategy))
-
-
-def plan_attr(f: func.FuncOp) -> PlanAttr:
-    """``f``'s ``#memopt.plan``; a located error when it is missing (not planned) or is some
-    other attribute (hand-edited: said as such, not as missing)."""
-    plan = f.attributes.get(PLAN_ATTR)
-    if plan is None:
-        raise MemoptError(f"function '@{f.sym_name.data}' is not planned: no '{PLAN_ATTR}' attribute "
-                          "(run memopt-opt --plan-memory first)", f)
-    if not isinstance(plan, PlanAttr):
-        raise MemoptError(f"function '@{f.sym_name.data}': its '{PLAN_ATTR}' attribute is {plan}, not a "
-                          "#memopt.plan<arena_size = N, lower_bound = N, strategy = \"...\">", f)
-    return plan
 
 
 def read_plan(lt: FunctionLifetimes) -> tuple[list[int], int, PlanAttr]:

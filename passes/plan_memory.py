@@ -67,7 +67,7 @@ from memopt.passes.lifetime import CONTROL_FLOW_MODES, analyze_function, planned
 from memopt.passes.options import option
 from memopt.passes.plan_function import FunctionPlan, plan_function_memory
 from memopt.passes.plan_io import write_plan
-from memopt.passes.upstream_attrs import ARENA_ARG_ATTR, ARENA_MODES, ARENA_SIZE_ATTR, is_upstream
+from memopt.dialects.upstream_attrs import ARENA_ARG_ATTR, ARENA_MODES, ARENA_SIZE_ATTR, is_upstream
 from memopt.planning import PlanningError, Strategy, lower_bound, make_strategy, strategy_names, validate
 from memopt.planning.csvio import write_rows
 from memopt.planning.strategies import strategy_options

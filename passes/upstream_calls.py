@@ -16,8 +16,7 @@ from xdsl.ir import Operation
 
 from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError
-
-from .upstream_attrs import ARENA_ALIGNMENT_ATTR, ARENA_ARG_ATTR, ARENA_SIZE_ATTR
+from memopt.dialects.upstream_attrs import ARENA_ALIGNMENT_ATTR, ARENA_ARG_ATTR, ARENA_SIZE_ATTR
 
 
 def _callee(call: func.CallOp) -> str:

@@ -49,9 +49,8 @@ from memopt.dialects.walk import walk
 from memopt.dialects.opaque import OpaqueOp
 from memopt.dialects.ownership import DeallocOp
 from memopt.dialects.structured import StructuredOp
+from memopt.dialects.upstream_attrs import is_upstream  # noqa: F401 - re-exported
 from memopt.planning import Buffer, Problem
-
-from .upstream_attrs import is_upstream  # noqa: F401 - re-exported
 
 ALLOCS = (memref.AllocOp, memref.AllocaOp, CloneOp)
 BRANCHING = (scf.IfOp, scf.IndexSwitchOp, affine.IfOp)

@@ -23,14 +23,13 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from memopt.dialects.walk import walk
 from memopt.dialects.ownership import DeallocOp
 from memopt.dialects.upstream_syntax import AllocOp
-from memopt.planning import Solution
-
-from .upstream_lifetime import VIEWS, UpstreamLifetimes, lives_on_as, scratch_name
-
-from .upstream_attrs import (  # noqa: F401 - re-exported
+from memopt.dialects.upstream_attrs import (  # noqa: F401 - re-exported
     ARENA_ALIGNMENT_ATTR, ARENA_ARG_ATTR, ARENA_ATTR, ARENA_MODES, ARENA_SIZE_ATTR, LOWER_BOUND_ATTR,
     SPACE_SIZES_ATTR, STRATEGY_ATTR,
 )
+from memopt.planning import Solution
+
+from .upstream_lifetime import VIEWS, UpstreamLifetimes, lives_on_as, scratch_name
 
 
 def arena_value(f: func.FuncOp):

@@ -21,9 +21,9 @@ from xdsl.ir import Operation, OpResult, SSAValue
 
 from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError
+from memopt.dialects.upstream_attrs import ARENA_ARG_ATTR, ARENA_ATTR, ARENA_SIZE_ATTR, SPACE_SIZES_ATTR
 from memopt.planning import Buffer, Problem
 
-from .upstream_attrs import ARENA_ARG_ATTR, ARENA_ATTR, ARENA_SIZE_ATTR, SPACE_SIZES_ATTR
 from .upstream_lifetime import _Names, _Tracer, byte_size, memory_space
 
 

@@ -11,8 +11,7 @@ from __future__ import annotations
 from xdsl.dialects import func
 
 from memopt.diagnostics import MemoptError
-
-from .upstream_attrs import is_upstream
+from memopt.dialects.upstream_attrs import is_upstream
 
 
 def refuse_memref(f: func.FuncOp, pass_name: str, what: str) -> None:

@@ -28,7 +28,7 @@ from memopt.diagnostics import MemoptError
 from memopt.dialects.memopt import PLAN_ATTR, PlanAttr
 from memopt.passes.lifetime import analyze_function, plan_numbering, planned_functions, value_location_op
 from memopt.passes.plan_io import read_plan
-from memopt.passes.upstream_attrs import is_upstream
+from memopt.dialects.upstream_attrs import is_upstream
 from memopt.planning import find_conflicts
 
 
@@ -100,7 +100,7 @@ def _check_upstream_lower_bound(f, plan) -> None:
     space's arena; DMA staging views, placed after the plan, are not counted)."""
     from xdsl.dialects.builtin import IntegerAttr
 
-    from memopt.passes.upstream_attrs import LOWER_BOUND_ATTR
+    from memopt.dialects.upstream_attrs import LOWER_BOUND_ATTR
     from memopt.passes.upstream_dma import STAGING_ATTR
     from memopt.planning import Problem, lower_bound
 

@@ -30,7 +30,7 @@ from memopt.passes.dma_regions import cut_function, regions
 from memopt.passes.lifetime import FunctionLifetimes, analyze_function, plan_numbering, planned_functions
 from memopt.passes.plan_io import plan_attr, read_plan
 from memopt.passes.plan_memory import LB_INPLACE_ATTR
-from memopt.passes.upstream_attrs import is_upstream
+from memopt.dialects.upstream_attrs import is_upstream
 from memopt.planning.latency import Target, lower_bound_time, serial_time, simulate
 
 from .model import BranchSpan, FunctionView, PlanView, RegionTimeline, StagingBox, TensorBox, TimelineEvent

@@ -73,7 +73,7 @@ def _unplanned_staging(f: func.FuncOp) -> str:
 
 
 def _empty_view(f: func.FuncOp) -> FunctionView:
-    from memopt.passes.upstream_attrs import ARENA_SIZE_ATTR, LOWER_BOUND_ATTR
+    from memopt.dialects.upstream_attrs import ARENA_SIZE_ATTR, LOWER_BOUND_ATTR
 
     size, lb = _int_attr(f, ARENA_SIZE_ATTR) or 0, _int_attr(f, LOWER_BOUND_ATTR) or 0
     _raise(f, None, bound_violation(size, lb) or recorded_bound_violation(lb, 0))
@@ -81,7 +81,7 @@ def _empty_view(f: func.FuncOp) -> FunctionView:
 
 
 def _strategy(f: func.FuncOp) -> str:
-    from memopt.passes.upstream_attrs import STRATEGY_ATTR
+    from memopt.dialects.upstream_attrs import STRATEGY_ATTR
 
     s = f.attributes.get(STRATEGY_ATTR)
     return s.data if isinstance(s, StringAttr) else ""
@@ -109,7 +109,7 @@ def _check(f: func.FuncOp, plan, kinds: list[str]) -> tuple[int, int, int | None
     """``(arena size, lower bound, on-chip total)`` of an arena whose plan is sound; else a
     located error. The planned buffers lie below the recorded arena size (staging buffers,
     placed after it, below the arena's own size), and the recorded bound is the buffers'."""
-    from memopt.passes.upstream_attrs import ARENA_SIZE_ATTR, LOWER_BOUND_ATTR
+    from memopt.dialects.upstream_attrs import ARENA_SIZE_ATTR, LOWER_BOUND_ATTR
     from memopt.passes.upstream_dma import ONCHIP_SIZE_ATTR
     from memopt.passes.upstream_plan_detail import STAGING
 

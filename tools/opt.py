@@ -30,7 +30,7 @@ from memopt.cli import ArgParser, ToolError, one_line, process_entry, read_input
 from memopt.diagnostics import MemoptError, verify_located
 from memopt.dialects.context import make_context  # noqa: F401 - re-exported: callers import it from here
 from memopt.passes.options import mistyped_option, option_help, validate_pass
-from memopt.passes.registry import get_all_passes
+from memopt.passes import registry
 from memopt.printer import MemoPrinter
 from memopt.tools.source import located, parse_source
 
@@ -41,7 +41,7 @@ PROG = "memopt-opt"
 
 
 def _available_passes() -> dict[str, Callable[[], type]]:
-    return get_all_passes()
+    return registry.get_all_passes()
 
 
 def _passes_help() -> str:

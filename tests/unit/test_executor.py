@@ -465,7 +465,7 @@ def test_every_example_plans_verifies_and_executes_identically(path):
         pytest.skip(f"not a plain memopt module: {type(e).__name__}")
     if not planned_functions(pristine):
         pytest.skip("no function with a body")
-    from memopt.passes.upstream_attrs import is_upstream_module
+    from memopt.dialects.upstream_attrs import is_upstream_module
 
     if is_upstream_module(pristine):
         _prove_upstream(pristine)

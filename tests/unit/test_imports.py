@@ -1,0 +1,103 @@
+"""memopt's import contracts hold: ``lint-imports`` with ``[tool.importlinter]`` of pyproject.toml.
+
+The contracts: the layers (planning <- dialects <- diagnostics <- passes, executor, importers,
+report <- api, fuzz <- cli <- tools), no library module importing a tool or the tools' plumbing,
+and no import cycle anywhere. Imports inside functions count (grimp reads them), so a deferred
+import can hide neither a cycle nor an upward dependency; the second test keeps that true.
+
+import-linter finds a package's modules by walking its folder, but memopt's subpackages are the
+repository's top-level folders (pyproject's ``package-dir``), not folders of ``memopt/``: the check
+runs on a scratch tree that lays the package out as installed, by links to the sources.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("importlinter")  # the test extra installs it on Python >= 3.11, as tomllib
+import tomllib  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+PYPROJECT = ROOT / "pyproject.toml"
+
+
+def _layout(tree: Path) -> Path:
+    """``tree/memopt``: memopt's modules and subpackages as installed, each a link to its source."""
+    package_dir = tomllib.loads(PYPROJECT.read_text())["tool"]["setuptools"]["package-dir"]
+    top = tree / "memopt"
+    top.mkdir()
+    for source in (ROOT / package_dir["memopt"]).glob("*.py"):
+        (top / source.name).symlink_to(source)
+    for name, folder in sorted(package_dir.items()):
+        if name != "memopt":
+            (tree / Path(*name.split("."))).symlink_to(ROOT / folder, target_is_directory=True)
+    return top
+
+
+def _lint_imports(tree: Path) -> subprocess.CompletedProcess:
+    """``lint-imports`` run in ``tree`` (so its ``memopt`` is the one found), without a cache."""
+    return subprocess.run(
+        [sys.executable, "-c", "from importlinter.cli import lint_imports_command; lint_imports_command()",
+         str(PYPROJECT), "--no-cache", "--no-logo"],
+        cwd=tree, capture_output=True, text=True, timeout=120,
+    )
+
+
+CYCLES = """
+import grimp
+
+graph = grimp.build_graph("memopt", cache_dir=None)
+for module in sorted(graph.modules):
+    for imported in sorted(graph.find_modules_directly_imported_by(module)):
+        back = graph.find_shortest_chain(importer=imported, imported=module)
+        if back:
+            print(module, "->", " -> ".join(back))
+"""
+"""Every module that imports itself through others, with the chain back: what the ``acyclic``
+contract misses, a module and its own package's ``__init__`` (not siblings) importing each other."""
+
+
+def _cycles(tree: Path) -> str:
+    run = subprocess.run([sys.executable, "-c", CYCLES], cwd=tree, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    return run.stdout
+
+
+def test_import_contracts_hold(tmp_path):
+    _layout(tmp_path)
+    run = _lint_imports(tmp_path)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert _cycles(tmp_path) == ""
+
+
+def test_a_deferred_upward_import_breaks_the_contracts(tmp_path):
+    """The planning core importing a tool inside a function: an upward import, a forbidden one
+    and a cycle (tools import planning) at once. Each contract must see it."""
+    top = _layout(tmp_path)
+    planning = top / "planning"
+    planning.unlink()
+    shutil.copytree(ROOT / "planning", planning, ignore=shutil.ignore_patterns("__pycache__"))
+    with open(planning / "numbers.py", "a") as f:
+        f.write("\n\ndef _upward():\n    from memopt.tools.pack import main\n\n    return main\n")
+    run = _lint_imports(tmp_path)
+    assert run.returncode != 0
+    verdicts = [line for line in run.stdout.splitlines() if line.endswith((" KEPT", " BROKEN"))]
+    assert len(verdicts) == 3 and all(v.endswith(" BROKEN") for v in verdicts), run.stdout
+    assert "memopt.planning.numbers -> memopt.tools.pack" in _cycles(tmp_path)
+
+
+def test_a_module_importing_its_own_package_is_a_cycle(tmp_path):
+    """``memopt.executor`` imports its ``interpreter``; the interpreter importing the package back
+    inside a function is a cycle the sibling contract cannot see (they are not siblings)."""
+    top = _layout(tmp_path)
+    executor = top / "executor"
+    executor.unlink()
+    shutil.copytree(ROOT / "executor", executor, ignore=shutil.ignore_patterns("__pycache__"))
+    with open(executor / "interpreter.py", "a") as f:
+        f.write("\n\ndef _parent():\n    from memopt.executor import digest\n\n    return digest\n")
+    assert "memopt.executor.interpreter -> memopt.executor -> " in _cycles(tmp_path)
