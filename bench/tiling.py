@@ -37,7 +37,7 @@ def stage_ends(f, layout_axes=(1, 2), stages: int = 1) -> list[str]:
     """Names of the ops writing the activations of the ``stages`` spatial resolutions after the
     first (the ends a run from the first convolution may have)."""
     from memopt.dialects.memopt import ComputeOp
-    from memopt.passes.tile import _name
+    from memopt.passes.tile_rewrite import op_name as _name
 
     ends: list[tuple[tuple[int, int], list[str]]] = []
     block = f.body.blocks[0]
@@ -62,7 +62,7 @@ def first_conv(f) -> str | None:
     from memopt.dialects.memopt import ComputeOp
     from memopt.executor.kernels import normalize_kind
     from memopt.executor.window import CONV_KINDS
-    from memopt.passes.tile import _name
+    from memopt.passes.tile_rewrite import op_name as _name
 
     for op in f.body.blocks[0].ops:
         if isinstance(op, ComputeOp) and normalize_kind(op.kind.data) in CONV_KINDS:
@@ -86,7 +86,7 @@ def total_macs(f) -> int:
 def best_tiling(f, max_extra: float):
     """(lb, first, last, grid, extra MACs) of the smallest bound within max_extra % MACs."""
     from memopt.diagnostics import MemoptError
-    from memopt.passes.tile import tile_run
+    from memopt.passes.tile_rewrite import tile_run
 
     first = first_conv(f)
     if first is None:

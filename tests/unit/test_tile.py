@@ -59,3 +59,15 @@ def test_face_detection_tiled_is_bit_exact_and_smaller(tmp_path):
     proof = subprocess.run([_tool("memopt-run"), str(tiled), "--check", "--against", str(orig)],
                            check=True, capture_output=True, text=True).stdout
     assert "planned execution matches unplanned" in proof and "2 results bit-exact" in proof
+
+
+def test_choice_covers_hot_ops_with_the_cheapest_runs():
+    from memopt.planning.tile_choice import Option, fit, smallest
+
+    live = [10, 50, 60, 20, 40, 10]
+    options = [Option(1, 2, (2, 1), 30, 5), Option(1, 2, (4, 1), 25, 9), Option(0, 3, (2, 2), 28, 3),
+               Option(4, 4, (2, 1), 15, 1)]
+    assert fit(live, options, 30) == [options[2], options[3]]  # cheaper than (1, 2) + (4, 4)
+    assert fit(live, options, 20) is None
+    assert smallest(live, options) == (25, [options[1], options[3]])
+    assert smallest(live, options, max_extra=5) == (28, [options[2], options[3]])

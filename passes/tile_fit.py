@@ -1,0 +1,62 @@
+"""``tile{capacity=N}``: choose the runs and grids that bring a function's lower bound within a
+capacity with the least recomputed MACs, and tile them (issue 34's choice).
+
+The options are priced by :mod:`memopt.passes.tile_options` (upper estimates of the tiled lower
+bound) and chosen by :mod:`memopt.planning.tile_choice`; the chosen runs are rewritten by
+:func:`memopt.passes.tile.tile_ops`, last first, and the lower bound of the result is measured. A
+capacity no choice meets is one located error naming the smallest one that works (within the
+MAC budget), so the user knows what to ask for.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import func
+
+from memopt.diagnostics import MemoptError
+from memopt.passes.lifetime import analyze_function
+from memopt.passes.tile_rewrite import op_name as _name, tile_ops
+from memopt.passes.tile_options import program_options
+from memopt.planning.bounds import lower_bound_inplace
+from memopt.planning.tile_choice import fit, smallest
+
+
+def _lower_bound(f: func.FuncOp) -> int:
+    return lower_bound_inplace(analyze_function(f, mode="joint").problem)
+
+
+def tile_to_fit(f: func.FuncOp, capacity: int | None, max_extra: float | None) -> list[str]:
+    """Tile ``f`` so its lower bound is at most ``capacity`` bytes (the smallest reachable when
+    None) with at most ``max_extra`` % more MACs; returns the lines to report."""
+    prog = program_options(f)
+    name = f.sym_name.data
+    budget = None if max_extra is None else int(prog.total_macs * max_extra / 100)
+    least, least_choice = smallest(prog.live, prog.options, budget)
+    if capacity is None:
+        capacity, choice = least, least_choice
+    else:
+        choice = fit(prog.live, prog.options, capacity)
+        if choice is None or (budget is not None and sum(o.extra for o in choice) > budget):
+            within = "" if max_extra is None else f" within +{max_extra:g} % MACs"
+            raise MemoptError(f"tile: cannot fit '@{name}' in {capacity} bytes by tiling{within}: the smallest "
+                              f"capacity tiling reaches is {least} bytes", f)
+    before = max(prog.live) if prog.live else 0
+    lines = []
+    total_extra = 0
+    for o in sorted(choice, key=lambda o: -o.first):
+        first, last = prog.ops[o.first], prog.ops[o.last]
+        label = f"{_name(first.results[0])}..{_name(last.results[0])}"
+        n, _, extra = tile_ops(f, first, last, o.grid)
+        total_extra += extra
+        lines.append(f"tile: @{name}: {label} ({n} ops) in {o.grid[0]}x{o.grid[1]} patches, +{extra} MACs")
+    lines.reverse()
+    after = _lower_bound(f) if choice else before
+    if after > capacity:
+        raise MemoptError(f"tile: '@{name}' tiled has a lower bound of {after} bytes, above capacity={capacity} "
+                          "(the options' estimate was too low)", f)
+    pct = 100.0 * total_extra / prog.total_macs if prog.total_macs else 0.0
+    lines.append(f"tile: @{name}: {len(choice)} runs, +{total_extra} MACs (+{pct:.1f} %), lower bound {before} → "
+                 f"{after} (capacity {capacity})")
+    return lines
+
+
+__all__ = ["tile_to_fit"]

@@ -1,0 +1,318 @@
+"""The tiling options of a function — every run ``tile`` could cut, in every grid, with the
+memory and recomputation it would cost — for :mod:`memopt.planning.tile_choice` to choose from.
+
+Runs start right after a *cut* (a point where the only activation alive is one tensor, or the
+start of the function: the run's input is then a single tensor held whole, MCUNetV2's setting) and
+end at a cut (only the run's last result leaves it); in between their ops are those
+:mod:`memopt.passes.tile` accepts. A run is the members ``tile`` would take, found by walking back
+from its last op, so every prefix of one walk is a run with the same patch intervals.
+
+The estimates are upper bounds of the tiled lower bound: at the run's steps the program holds
+what is live across the run untiled (its inputs whole, everything crossing it; in-place sharing
+not counted), the run's output whole, and the largest patch's working set — each member's
+patch-sized result from its op to its last reader, the copies ``extract_slice`` makes where a
+patch is not one contiguous block, less the bytes an element-wise op shares in place with its
+only operand. The extra MACs are each member's cost scaled by the cells its patches compute.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Operation, SSAValue
+
+from memopt.diagnostics import MemoptError
+from memopt.dialects.memopt import ComputeOp
+from memopt.executor import window as win
+from memopt.executor.kernels import normalize_kind
+from memopt.passes.lifetime import analyze_function
+from memopt.passes.tile_rewrite import Spec as _Spec, hw_axes as _hw, spec_of as _spec
+from memopt.planning.bounds import inplace_live_profile
+from memopt.planning.tile_choice import Option
+from memopt.planning.tiling import hull, receptive, split
+
+PARTS = (1, 2, 3, 4, 6, 8)
+"""Patches along one axis the options try (grids are every pair but 1x1)."""
+MAX_OPS = 160
+"""Longest run, in ops of the block (bounds the search on long programs)."""
+
+
+@dataclass
+class Program:
+    """A function's ops, their untiled memory, and its tiling options."""
+
+    ops: list[Operation]
+    live: list[int]
+    options: list[Option] = field(default_factory=list)
+    total_macs: int = 0
+
+
+def _shape(v: SSAValue) -> list[int]:
+    t = v.type
+    return list(t.get_shape()) if isinstance(t, TensorType) else []
+
+
+def _layout(f: func.FuncOp) -> str | None:
+    layouts = {win.text(dict(op.attributes), "layout", "NCHW") for op in f.body.blocks[0].ops
+               if isinstance(op, ComputeOp) and normalize_kind(op.kind.data) in win.CONV_KINDS | set(win.POOL_KINDS)}
+    return layouts.pop() if len(layouts) == 1 else None
+
+
+def _windowed(op: Operation) -> bool:
+    return isinstance(op, ComputeOp) and normalize_kind(op.kind.data) in win.CONV_KINDS | set(win.POOL_KINDS)
+
+
+def program_options(f: func.FuncOp) -> Program:
+    """The ops of ``f``'s body, each one's untiled live bytes, and every tiling option."""
+    lf = analyze_function(f, mode="joint")
+    times, curve = inplace_live_profile(lf.problem)
+    ops = list(f.body.blocks[0].ops)
+
+    def live_at(lo: int, hi: int) -> int:
+        if not len(times):
+            return 0
+        i = max(0, int(np.searchsorted(times, lo, side="right")) - 1)
+        j = max(0, int(np.searchsorted(times, hi, side="right")) - 1)
+        return int(curve[i: j + 1].max())
+
+    num = lf.numbering
+    live = [live_at(num.begin[op], num.end[op]) for op in ops]
+    prog = Program(ops, live, total_macs=sum(op.cost.value.data for op in f.body.walk()
+                                             if isinstance(op, ComputeOp) and op.cost is not None))
+    layout = _layout(f)
+    if layout is None:
+        return prog
+    _Search(f, lf, ops, layout, prog).run()
+    return prog
+
+
+class _Search:
+    """Enumerates the runs of one function and prices them."""
+
+    def __init__(self, f, lf, ops, layout, prog: Program):
+        self.lf, self.ops, self.layout, self.prog = lf, ops, layout, prog
+        self.h, self.w = _hw(layout)
+        self.index = {op: i for i, op in enumerate(ops)}
+        self.specs: dict[Operation, _Spec | None] = {}
+        block = f.body.blocks[0]
+        active: set[SSAValue] = set(block.args)
+        for op in ops:
+            if any(v in active for v in op.operands):
+                active.update(op.results)
+        self.active = active
+        last_use: dict[SSAValue, int] = {}
+        for i, op in enumerate(ops):
+            for v in op.operands:
+                last_use[v] = i
+            for r in op.regions:
+                for inner in r.walk():
+                    for v in inner.operands:
+                        last_use[v] = i
+        # cut[i]: after op i, the only activation alive (block arguments aside) is op i's result
+        alive: set[SSAValue] = set()
+        self.cut = []
+        for i, op in enumerate(ops):
+            alive.update(r for r in op.results if r in active and last_use.get(r, -1) > i)
+            alive = {v for v in alive if last_use.get(v, -1) > i}
+            self.cut.append(len(op.results) == 1 and alive <= {op.results[0]})
+        self.start_ok = []
+        prev_active_cut = True
+        for i, op in enumerate(ops):
+            is_active = any(r in active for r in op.results)
+            self.start_ok.append(is_active and prev_active_cut)
+            if is_active:
+                prev_active_cut = self.cut[i]
+        bufs = lf.problem.buffers
+        self.b_start = np.array([b.start for b in bufs], np.int64)
+        self.b_end = np.array([b.end for b in bufs], np.int64)
+        self.b_size = np.array([b.size for b in bufs], np.int64)
+
+    def spec(self, op: Operation) -> _Spec | None:
+        if op not in self.specs:
+            try:
+                self.specs[op] = _spec(op, self.layout)
+            except MemoptError:
+                self.specs[op] = None
+        return self.specs[op]
+
+    def run(self) -> None:
+        for b, op in enumerate(self.ops):
+            if self.cut[b] and op.results and op.results[0] in self.active and self.spec(op) is not None:
+                self.walk(b)
+
+    def walk(self, b: int) -> None:
+        """Every run ending at op ``b``: walk back from it; each prefix of the walk that starts
+        after a cut is a run (they share the patch intervals: one model prices them all)."""
+        last = self.ops[b]
+        wanted: set[SSAValue] = {last.results[0]}
+        members: list[Operation] = []
+        inside: set[Operation] = set()
+        starts: list[tuple[int, int]] = []  # (op position, members in the prefix)
+        windowed = False
+        for i in range(b, max(-1, b - MAX_OPS), -1):
+            op = self.ops[i]
+            if not any(r in wanted for r in op.results):
+                continue
+            spec = self.spec(op)
+            if spec is None:
+                break
+            if op is not last and any(self._top(u.operation) not in inside for r in op.results for u in r.uses):
+                break
+            members.append(op)
+            inside.add(op)
+            wanted.update(op.operands[k] for k in spec.spatial)
+            windowed = windowed or _windowed(op)
+            if windowed and len(members) > 1 and self.start_ok[i]:
+                starts.append((i, len(members)))
+        if starts:
+            model = _RunModel(self, list(reversed(members)))
+            for a, count in starts:
+                self.price(a, b, model, len(members) - count)
+
+    def _top(self, op: Operation) -> Operation:
+        while op.parent_op() is not None and op.parent_block() is not self.ops[0].parent_block():
+            op = op.parent_op()  # type: ignore[assignment]
+        return op
+
+    def price(self, a: int, b: int, model: "_RunModel", off: int) -> None:
+        """Options for the run ``model.order[off:]`` over ops ``a..b``."""
+        order = model.order[off:]
+        out = order[-1].results[0]
+        out_shape = _shape(out)
+        num = self.lf.numbering
+        sa, sb = num.begin[self.ops[a]], num.end[self.ops[b]]
+        crossing = (self.b_start <= sb) & (self.b_end > sa)
+        background = int(self.b_size[crossing].sum())
+        for op in order:
+            loc = self.lf.storage_of.get(op.results[0])
+            if loc is not None and crossing[loc[0]]:
+                background -= int(self.b_size[loc[0]])
+        background += _bytes(out)
+        total_base = sum(op.cost.value.data for op in order if isinstance(op, ComputeOp) and op.cost is not None)
+        for rows in PARTS:
+            for cols in PARTS:
+                if rows * cols == 1 or rows > out_shape[self.h] or cols > out_shape[self.w]:
+                    continue
+                peak, cost = model.price(rows, cols, off)
+                self.prog.options.append(Option(a, b, (rows, cols), background + peak, max(0, cost - total_base)))
+
+
+def _bytes(v: SSAValue) -> int:
+    t = v.type
+    assert isinstance(t, TensorType)
+    from memopt.dialects.memopt import element_byte_size
+
+    return int(np.prod(t.get_shape())) * element_byte_size(t.element_type)
+
+
+class _RunModel:
+    """The patch intervals and working set of one run (program order ``order``)."""
+
+    def __init__(self, search: _Search, order: list[Operation]):
+        self.s, self.order = search, order
+        self.pos = {op.results[0]: q for q, op in enumerate(order)}
+        self.readers: dict[SSAValue, list[int]] = {}
+        for q, op in enumerate(order):
+            for k in search.specs[op].spatial:  # type: ignore[union-attr]
+                v = op.operands[k]
+                if q not in self.readers.setdefault(v, []):
+                    self.readers[v].append(q)
+        self.cache: dict[tuple[int, int], tuple[np.ndarray, dict]] = {}
+        self.terms: dict[tuple[int, bool], tuple] = {}
+        self.read_col: dict[tuple[int, int], int] = {}
+        for q, op in enumerate(order):
+            for k in search.specs[op].spatial:  # type: ignore[union-attr]
+                self.read_col[(q, k)] = len(order) + len(self.read_col)
+        self.bytes_per_cell: dict[SSAValue, int] = {}
+        self.per_cell, cost = [], []
+        for op in order:
+            shape = _shape(op.results[0])
+            cells = max(1, shape[search.h] * shape[search.w])
+            self.per_cell.append(_bytes(op.results[0]) // cells)
+            cost.append((op.cost.value.data if isinstance(op, ComputeOp) and op.cost is not None else 0) / cells)
+        self.cost_per_cell = np.array(cost, np.float64)
+
+    def lengths(self, axis: int, parts: int) -> np.ndarray:
+        """Per patch along ``axis`` (of ``parts``), the cells of each term column: each member's
+        result (column ``q``), then each (member, operand) read (column ``self.read_col``)."""
+        key = (axis, parts)
+        if key not in self.cache:
+            s = self.s
+            ax = s.h if axis == 0 else s.w
+            order = self.order
+            out = order[-1].results[0]
+            n = len(order)
+            lens = np.zeros((parts, n + len(self.read_col)), np.int64)
+            for p, iv in enumerate(split(_shape(out)[ax], parts)):
+                need = {out: iv}
+                for q in range(n - 1, -1, -1):
+                    op = order[q]
+                    got = need[op.results[0]]
+                    lens[p, q] = got[1] - got[0]
+                    spec = s.specs[op]
+                    for k in spec.spatial:  # type: ignore[union-attr]
+                        v = op.operands[k]
+                        cells = receptive(spec.windows[axis], got, _shape(v)[ax]).cells  # type: ignore[union-attr]
+                        lens[p, self.read_col[(q, k)]] = cells[1] - cells[0]
+                        need[v] = hull(need.get(v), cells)
+            self.cache[key] = lens
+        return self.cache[key]
+
+    def cell_bytes(self, v: SSAValue) -> int:
+        if v not in self.bytes_per_cell:
+            shape = _shape(v)
+            self.bytes_per_cell[v] = _bytes(v) // max(1, shape[self.s.h] * shape[self.s.w])
+        return self.bytes_per_cell[v]
+
+    def structure(self, off: int, copies: bool):
+        """The working-set terms of the run ``order[off:]``: (cells of result or read, bytes per
+        cell, first step, last step) — results from their op to their last reader, copies and
+        in-place shares at their op."""
+        key = (off, copies)
+        if key in self.terms:
+            return self.terms[key]
+        s, order = self.s, self.order
+        n = len(order)
+        terms: list[tuple[tuple, int, int, int]] = []
+        for q in range(off, n):
+            op = order[q]
+            v = op.results[0]
+            per_cell = self.per_cell[q]
+            readers = self.readers.get(v, [])
+            end = n if q == n - 1 or not readers else max(readers)
+            terms.append((q, per_cell, q, end))
+            spec = s.specs[op]
+            hints = op.inplace_indices() if isinstance(op, ComputeOp) else ()
+            for k in spec.spatial:  # type: ignore[union-attr]
+                u = op.operands[k]
+                u_cell = self.cell_bytes(u)
+                member = self.pos.get(u, -1) >= off
+                single = len(self.readers.get(u, [])) == 1
+                if copies and not (member and single):
+                    terms.append((self.read_col[(q, k)], u_cell, q, q))
+                if (hints and hints[0] == k and member and single and spec.windows[0].span == 1  # type: ignore[union-attr]
+                        and spec.windows[0].begin == 0 and u_cell == per_cell):
+                    terms.append((q, -per_cell, q, q))
+        mask = np.zeros((len(terms), n + 1), np.int64)
+        for t, (_, _, lo, hi) in enumerate(terms):
+            mask[t, lo: hi + 1] = 1
+        built = (np.array([t[0] for t in terms], np.int64), np.array([t[1] for t in terms], np.int64), mask)
+        self.terms[key] = built
+        return built
+
+    def price(self, rows: int, cols: int, off: int) -> tuple[int, int]:
+        """(largest patch working set, MACs of all patches) of ``order[off:]`` in a rows x cols grid."""
+        r_len, c_len = self.lengths(0, rows), self.lengths(1, cols)
+        cols_of, chb, mask = self.structure(off, self.s.layout != "NHWC" or cols > 1)
+        R, C = r_len[:, cols_of], c_len[:, cols_of]
+        sizes = R[:, None, :] * C[None, :, :] * chb
+        peak = int((sizes.reshape(rows * cols, -1) @ mask).max())
+        n = len(self.order)
+        macs = float((self.cost_per_cell[off:] * r_len[:, off:n].sum(0) * c_len[:, off:n].sum(0)).sum())
+        return peak, int(np.ceil(macs))
+
+
+__all__ = ["MAX_OPS", "PARTS", "Program", "program_options"]

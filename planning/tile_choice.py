@@ -1,0 +1,94 @@
+"""Which runs of a program to tile, and in which grids, to fit a capacity with the least
+recomputation (issue 34's choice) — a covering problem over the program's op positions, no IR.
+
+The program is a sequence of ops; ``live[i]`` is the memory op ``i`` needs untiled (the lower
+bound's live bytes at its step). A tiling :class:`Option` replaces ops ``first..last`` by their
+patch-by-patch computation, whose memory is ``peak`` at every step of the run and whose cost is
+``extra`` recomputed MACs. Runs of one program never overlap. A capacity ``C`` is met when every op
+outside the chosen runs has ``live <= C`` and every chosen run has ``peak <= C``.
+
+:func:`fit` finds the options meeting ``C`` with the least total ``extra`` (then the fewest
+patches, then the earliest options in the order given) by dynamic programming over the positions;
+:func:`smallest` the least capacity any choice meets (within a MAC budget), by bisection over the
+candidate capacities (whether ``C`` is met is monotone in ``C``). Both are deterministic.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+
+@dataclass(frozen=True)
+class Option:
+    """One run tiled in one grid."""
+
+    first: int
+    """Position of the run's first op."""
+    last: int
+    """Position of its last op (inclusive)."""
+    grid: tuple[int, int]
+    """Rows x columns of patches."""
+    peak: int
+    """Bytes the program needs at the run's steps, tiled (an upper estimate)."""
+    extra: int
+    """MACs the halos recompute."""
+
+    @property
+    def patches(self) -> int:
+        return self.grid[0] * self.grid[1]
+
+
+def fit(live: Sequence[int], options: Sequence[Option], capacity: int) -> list[Option] | None:
+    """The options meeting ``capacity`` with the least extra MACs, or None when none does."""
+    n = len(live)
+    starting: dict[int, list[Option]] = {}
+    for o in options:
+        if o.peak <= capacity and 0 <= o.first <= o.last < n:
+            starting.setdefault(o.first, []).append(o)
+    best: list[tuple[int, int, tuple[Option, ...]] | None] = [None] * (n + 1)
+    best[0] = (0, 0, ())
+
+    def relax(pos: int, cand: tuple[int, int, tuple[Option, ...]]) -> None:
+        have = best[pos]
+        if have is None or cand[:2] < have[:2]:
+            best[pos] = cand
+
+    for pos in range(n):
+        here = best[pos]
+        if here is None:
+            continue
+        if live[pos] <= capacity:
+            relax(pos + 1, here)
+        for o in starting.get(pos, ()):
+            relax(o.last + 1, (here[0] + o.extra, here[1] + o.patches, here[2] + (o,)))
+    end = best[n]
+    return None if end is None else list(end[2])
+
+
+def smallest(live: Sequence[int], options: Sequence[Option], max_extra: int | None = None
+             ) -> tuple[int, list[Option]]:
+    """The least capacity a choice of options meets with at most ``max_extra`` extra MACs
+    (unbounded when None), and that choice (the cheapest at that capacity)."""
+    candidates = sorted({int(v) for v in live} | {o.peak for o in options})
+    top = max(live) if len(live) else 0
+    candidates = [c for c in candidates if c <= top] or [top]
+
+    def meets(c: int) -> list[Option] | None:
+        choice = fit(live, options, c)
+        if choice is None or (max_extra is not None and sum(o.extra for o in choice) > max_extra):
+            return None
+        return choice
+
+    lo, hi = 0, len(candidates) - 1  # candidates[hi] (the untiled peak) is always met
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if meets(candidates[mid]) is not None:
+            hi = mid
+        else:
+            lo = mid + 1
+    choice = meets(candidates[lo])
+    return candidates[lo], choice or []
+
+
+__all__ = ["Option", "fit", "smallest"]
