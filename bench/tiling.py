@@ -1,18 +1,17 @@
 #!/usr/bin/env python3
-"""Patch-based tiling (``tile``, issue 34) on the vision models of ``bench/models.py``'s cache.
+"""Patch-based tiling (``tile{capacity=...}``, issue 34) on every vision model of
+``bench/models.py``: the cached MediaPipe ``.tflite`` models and the onnx wheel's ``light_*``.
 
-Per model: the in-place lower bound (LB) of the untiled program; then runs that start at the
-first convolution and end at an op of the second resolution stage, each in 2 and 4 stripes and
-2x2, 4x4 patches — the lower bound each gives and its extra MACs; the smallest bound
-within ``--max-extra`` % extra MACs is planned (``plan-memory``) and proven bit-exact against the
-untiled model (``memopt-run --check --against``). Columns:
+Per model, all through the tools as a user runs them:
 
-  LB          lower bound of the untiled program (in-place reuse counted), bytes
-  run         the tiled run(s), first..last, and the grid
-  LB tiled    its lower bound after tiling; x: LB / LB tiled
-  arena       plan-memory's arena of the tiled program
-  MACs        extra MACs recomputed in the halos, % of the model's MACs
-  proof       memopt-run --check --against the untiled model
+  LB          in-place lower bound of the untiled program, bytes
+  spill       smallest capacity ``plan-memory{spill=auto}`` reaches alone (its error names it)
+  tile<=P%    smallest lower bound ``tile{capacity=min max-extra=P}`` reaches; x: LB / it; MACs:
+              the extra MACs recomputed, % of the model's
+  tile+spill  smallest capacity of ``tile{capacity=min}`` followed by ``plan-memory{spill=auto}``
+  @50%        ``tile{capacity=LB/2},plan-memory{capacity=LB/2 spill=auto},verify-plan``: the arena,
+              the extra MACs, the seconds ``memopt-opt`` took, and the proof ``memopt-run --check
+              --against`` the untiled model (``--no-proof`` skips it; ``-`` when it did not fit)
 
     python bench/tiling.py [--cache DIR] [--only SUBSTR] [--max-extra 15] [--no-proof]
 """
@@ -21,91 +20,72 @@ from __future__ import annotations
 
 import argparse
 import pathlib
+import re
 import subprocess
 import sys
 import tempfile
 import time
-
-GRIDS = ((2, 1), (4, 1), (2, 2), (4, 4))
 
 
 def _tool(name: str) -> str:
     return str(pathlib.Path(sys.executable).parent / name)
 
 
-def stage_ends(f, layout_axes=(1, 2), stages: int = 1) -> list[str]:
-    """Names of the ops writing the activations of the ``stages`` spatial resolutions after the
-    first (the ends a run from the first convolution may have)."""
-    from memopt.dialects.memopt import ComputeOp
-    from memopt.passes.tile_rewrite import op_name as _name
+def models(cache: pathlib.Path) -> list[pathlib.Path]:
+    import onnx
 
-    ends: list[tuple[tuple[int, int], list[str]]] = []
-    block = f.body.blocks[0]
-    active = set(block.args)  # activations: what the inputs flow into (not the weights' dequantize)
-    for op in block.ops:
-        if any(v in active for v in op.operands):
-            active.update(op.results)
-        if not isinstance(op, ComputeOp) or len(op.outputs) != 1 or op.outputs[0] not in active:
-            continue
-        shape = list(op.outputs[0].type.get_shape())
-        if len(shape) != 4:
-            continue
-        hw = (shape[layout_axes[0]], shape[layout_axes[1]])
-        if ends and ends[-1][0] == hw:
-            ends[-1][1].append(_name(op.outputs[0]))
-        elif not ends or hw < ends[-1][0]:
-            ends.append((hw, [_name(op.outputs[0])]))
-    return [name for _, names in ends[1: stages + 1] for name in names]
+    light = pathlib.Path(onnx.__file__).parent / "backend" / "test" / "data" / "light"
+    return sorted((cache / "models" / "mediapipe").rglob("*.tflite")) + sorted(light.glob("light_*.onnx"))
 
 
-def first_conv(f) -> str | None:
-    from memopt.dialects.memopt import ComputeOp
-    from memopt.executor.kernels import normalize_kind
-    from memopt.executor.window import CONV_KINDS
-    from memopt.passes.tile_rewrite import op_name as _name
-
-    for op in f.body.blocks[0].ops:
-        if isinstance(op, ComputeOp) and normalize_kind(op.kind.data) in CONV_KINDS:
-            return _name(op.outputs[0])
-    return None
+def opt(src: pathlib.Path, pipeline: str, out: pathlib.Path) -> tuple[subprocess.CompletedProcess, float]:
+    t0 = time.time()
+    r = subprocess.run([_tool("memopt-opt"), str(src), "-p", pipeline, "-o", str(out)], capture_output=True, text=True)
+    return r, time.time() - t0
 
 
-def lower_bound(f) -> int:
-    from memopt.passes.lifetime import analyze_function
-    from memopt.planning.bounds import lower_bound_inplace
-
-    return lower_bound_inplace(analyze_function(f, mode="joint").problem)
+def figure(text: str, pattern: str) -> int | None:
+    m = re.search(pattern, text)
+    return int(m.group(1)) if m else None
 
 
-def total_macs(f) -> int:
-    from memopt.dialects.memopt import ComputeOp
+def extra_pct(text: str) -> str:
+    m = re.search(r"\(\+([0-9.]+) %\), lower bound", text)
+    return f"{m.group(1)}%" if m else "-"
 
-    return sum(op.cost.value.data for op in f.body.walk() if isinstance(op, ComputeOp) and op.cost is not None)
 
-
-def best_tiling(f, max_extra: float):
-    """(lb, first, last, grid, extra MACs) of the smallest bound within max_extra % MACs."""
-    from memopt.diagnostics import MemoptError
-    from memopt.passes.tile_rewrite import tile_run
-
-    first = first_conv(f)
-    if first is None:
-        return None
-    macs = total_macs(f)
-    best = None
-    for last in stage_ends(f):
-        for grid in GRIDS:
-            g = f.clone()
-            try:
-                _, _, extra = tile_run(g, first, last, grid)
-            except MemoptError:
-                continue
-            if macs and 100.0 * extra / macs > max_extra:
-                continue
-            lb = lower_bound(g)
-            if best is None or lb < best[0]:
-                best = (lb, first, last, grid, extra)
-    return best
+def row(path: pathlib.Path, tmp: pathlib.Path, args) -> str:
+    orig = tmp / "orig.mlir"
+    r = subprocess.run([_tool("memopt-import"), str(path), "-o", str(orig)], capture_output=True, text=True)
+    if r.returncode:
+        return f"{path.name:38} import failed: {r.stderr.strip().splitlines()[-1][:80]}"
+    out = tmp / "out.mlir"
+    r, _ = opt(orig, "tile{capacity=min}", out)
+    lb = figure(r.stderr, r"lower bound (\d+) →")
+    best = figure(r.stderr, r"→ (\d+) \(capacity")
+    if lb is None or best is None:
+        return f"{path.name:38} tile failed: {(r.stderr.strip().splitlines() or ['?'])[-1][:80]}"
+    r, _ = opt(orig, "plan-memory{capacity=1 spill=auto}", out)
+    spill = figure(r.stderr, r"spilling reaches is (\d+)")
+    r, _ = opt(orig, f"tile{{capacity=min max-extra={args.max_extra:g}}}", out)
+    budget = figure(r.stderr, r"→ (\d+) \(capacity")
+    budget_macs = extra_pct(r.stderr)
+    r, _ = opt(orig, "tile{capacity=min},plan-memory{capacity=1 spill=auto}", out)
+    both = figure(r.stderr, r"spilling reaches is (\d+)")
+    half = lb // 2
+    r, secs = opt(orig, f"tile{{capacity={half}}},plan-memory{{capacity={half} spill=auto}},verify-plan", out)
+    arena, proof, macs = "-", "-", extra_pct(r.stderr)
+    if r.returncode == 0:
+        arena = str(figure(out.read_text(), r"arena_size = (\d+)"))
+        if not args.no_proof:
+            p = subprocess.run([_tool("memopt-run"), str(out), "--check", "--against", str(orig)],
+                               capture_output=True, text=True)
+            proof = "bit-exact" if p.returncode == 0 and "bit-exact" in p.stdout else "FAILED"
+    else:
+        arena = "no fit"
+    x = f"{lb / budget:.2f}" if budget else "-"
+    return (f"{path.name:38} {lb:>9} {spill or '-':>9} {budget or '-':>9} {x:>5} {budget_macs:>6} {both or '-':>10} "
+            f"{arena:>9} {macs:>6} {secs:>5.1f} {proof}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -115,50 +95,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-extra", type=float, default=15.0, help="extra MACs allowed, %% of the model's")
     ap.add_argument("--no-proof", action="store_true")
     args = ap.parse_args(argv)
-    from memopt.executor.interpreter import find_function
-    from memopt.importers import import_model
-
-    models = sorted(pathlib.Path(args.cache, "models", "mediapipe").rglob("*.tflite"))
-    models = [m for m in models if args.only in m.name]
-    if not models:
-        print(f"no mediapipe model under {args.cache} (run bench/models.py once to fetch them)", file=sys.stderr)
+    paths = [m for m in models(pathlib.Path(args.cache)) if args.only in m.name]
+    if not paths:
+        print(f"no vision model under {args.cache} (run bench/models.py once to fetch them)", file=sys.stderr)
         return 1
-    print(f"{'model':40} {'LB':>9} {'run':44} {'LB tiled':>9} {'x':>5} {'arena':>9} {'MACs':>7} {'s':>5} proof")
-    for path in models:
-        t0 = time.time()
-        try:
-            module = import_model(str(path)).module
-        except Exception as e:  # noqa: BLE001 - a model the importer refuses is a row, not a crash
-            print(f"{path.name:40} import failed: {e}")
-            continue
-        f = find_function(module)
-        lb = lower_bound(f)
-        best = best_tiling(f, args.max_extra)
-        if best is None:
-            print(f"{path.name:40} {lb:>9} {'(no run within the MAC budget)':44}")
-            continue
-        tlb, first, last, grid, extra = best
-        pct = 100.0 * extra / max(1, total_macs(f))
-        run = f"{first}..{last} {grid[0]}x{grid[1]}"
-        arena, proof = "-", "-"
+    p = f"<={args.max_extra:g}%"
+    print(f"{'model':38} {'LB':>9} {'spill':>9} {'tile' + p:>9} {'x':>5} {'MACs':>6} {'tile+spill':>10} "
+          f"{'@50% arena':>9} {'MACs':>6} {'s':>5} proof")
+    for path in paths:
         with tempfile.TemporaryDirectory() as tmp:
-            orig, tiled = pathlib.Path(tmp, "orig.mlir"), pathlib.Path(tmp, "tiled.mlir")
-            subprocess.run([_tool("memopt-import"), str(path), "-o", str(orig)], check=True)
-            r = subprocess.run([_tool("memopt-opt"), str(orig), "-p",
-                                f"tile{{first={first} last={last} grid={grid[0]}x{grid[1]}}},plan-memory,verify-plan",
-                                "-o", str(tiled)], capture_output=True, text=True)
-            if r.returncode == 0:
-                import re
-
-                arena = re.search(r"arena_size = (\d+)", tiled.read_text()).group(1)  # type: ignore[union-attr]
-                if not args.no_proof:
-                    p = subprocess.run([_tool("memopt-run"), str(tiled), "--check", "--against", str(orig)],
-                                       capture_output=True, text=True)
-                    proof = "bit-exact" if p.returncode == 0 and "bit-exact" in p.stdout else "FAILED"
-            else:
-                arena = "error"
-        print(f"{path.name:40} {lb:>9} {run:44} {tlb:>9} {lb / tlb:>5.2f} {arena:>9} {pct:>6.1f}% "
-              f"{time.time() - t0:>5.0f} {proof}", flush=True)
+            print(row(path, pathlib.Path(tmp), args), flush=True)
     return 0
 
 
