@@ -14,7 +14,13 @@ because it knows every future use. This module is that loop, IR-free:
   resident bytes plus the op's outputs (and its ``extra`` working bytes) exceed the budget, the
   resident tensor with the lowest score of the chosen :data:`HEURISTICS` is evicted (never one
   the op reads, never a pinned one, never one smaller than ``min_size``, never one whose
-  producer is blacklisted). A tensor is freed for good after its last use;
+  producer is blacklisted). A tensor is freed for good after its last use — except a value
+  the schedule no longer reads that a recomputation has just read or made: it stays (evictable
+  like any tensor, scored by the next read of a dropped tensor that needs it) while the
+  recomputation of some dropped tensor still reads it, as eager DTR keeps what it recomputes.
+  Freeing it at once made every rule recompute an LSTM's input projection, the whole
+  sequence's, once per step to rebuild each step's saved gates (more than 2x overhead where
+  eager DTR paid 1.2x);
 * the result is the new schedule (original ops in order, clones inserted before their uses).
   :func:`schedule_peak` re-derives its live bytes from the schedule alone — each computed
   instance lives from its op to its last read before it is computed again — which is what the
@@ -494,20 +500,43 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
         return [x for x in made_from[t] if not resident[x] and producer[x] >= 0]
 
     alive = last_reads(graph, uses)
+    readers = [sorted(set(c)) for c in consumers]
+    keeps = [p >= 0 and ops[p].recomputable and t not in pinned for t, p in enumerate(producer)]
+    cache: set[int] = set()
+    """Resident values the original schedule reads no more, kept after a recomputation because
+    a dropped tensor's recomputation reads them (:func:`wanted`); evictable like any other."""
 
-    def closure_cost(t: int, u: int = -1) -> float:
+    def wanted(t: int, at: int) -> int:
+        """The earliest original read (at or after ``at``) of a dropped tensor whose producer
+        reads ``t``: when ``t`` is next needed although the schedule no longer reads it (-1:
+        never)."""
+        best = -1
+        for c in readers[t]:
+            if c >= at:
+                break
+            for y in ops[c].outputs:
+                if not resident[y]:
+                    u = next_use(y, at)
+                    if u >= 0 and (best < 0 or u < best):
+                        best = u
+        return best
+
+    def closure_cost(t: int, u: int = -1, cap: float = math.inf) -> float:
         """Cost of recomputing ``t`` at step ``u`` (default: now): its producer and every
         ancestor missing then — dropped now, or held now but read for the last time before
-        ``u`` — each counted once (a walk)."""
+        ``u`` (unless kept in the :data:`cache`) — each counted once (a walk). The walk stops
+        once the sum passes ``cap`` (a scan only needs to know it lost)."""
         total = own_cost[t]
         seen = {t}
         stack = [t]
         while stack:
             for x in made_from[stack.pop()]:
-                if (not resident[x] or alive[x] < u) and x not in seen and producer[x] >= 0:
+                if (not resident[x] or (alive[x] < u and x not in cache)) and x not in seen and producer[x] >= 0:
                     seen.add(x)
                     total += own_cost[x]
                     stack.append(x)
+            if total > cap:
+                return total
         return total
 
     def cost_of_missing(x: int) -> float:
@@ -533,17 +562,19 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
             stack.pop()
         return missing_cost[x]
 
-    def chain_cost(t: int, u: int) -> float:
+    def chain_cost(t: int, u: int, cap: float = math.inf) -> float:
         """Cost of recomputing ``t`` at its next read ``u``: its producer and every ancestor
-        missing by then (memoised while every input of the producer is still held at ``u``)."""
-        if any(resident[x] and alive[x] < u and producer[x] >= 0 for x in made_from[t]):
-            return closure_cost(t, u)
+        missing by then (memoised while every input of the producer is still held at ``u``); a
+        walk may stop early at any sum above ``cap``."""
+        if any(resident[x] and alive[x] < u and producer[x] >= 0 and x not in cache for x in made_from[t]):
+            return closure_cost(t, u, cap)
         miss = missing_inputs(t)
         if len(miss) > 1:
-            return closure_cost(t)
+            return closure_cost(t, -1, cap)
         return own_cost[t] + (cost_of_missing(miss[0]) if miss else 0.0)
 
-    def score(t: int, k: int) -> float:
+    def score(t: int, k: int, bound: float = math.inf) -> float:
+        """``t``'s score; a lookahead score above ``bound`` may be returned as any value above it."""
         size = sizes[t]
         if heuristic == "largest":
             return -size
@@ -551,10 +582,15 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
             return -(now - last_used[t])
         stale = now - last_used[t] + 1e-3
         if heuristic == "lookahead":
-            nu = next_use(t, k)
+            nu = wanted(t, k) if t in cache else next_use(t, k)
             dist = max(nu - k, 0) + 1e-3
-            cost = neighbour_cost(t) if neighbourhood else chain_cost(t, nu)
-            return noise[t] * cost / ((size ** a_mem) * (dist ** a_dist))
+            denom = (size ** a_mem) * (dist ** a_dist)
+            if neighbourhood:
+                cost = neighbour_cost(t)
+            else:  # a margin keeps every score the cap cuts short strictly above the bound
+                cap = bound * denom / noise[t] * (1 + 1e-9) if noise[t] > 0 and bound < math.inf else math.inf
+                cost = chain_cost(t, nu, cap)
+            return noise[t] * cost / denom
         if heuristic == "dtr-local":
             cost = ops[producer[t]].cost
         else:
@@ -575,6 +611,7 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
     last_np = np.zeros(n_t, dtype=np.float64)
     rt_np = np.zeros(n_t, dtype=np.float64)
     noise_np = np.array(noise, dtype=np.float64)
+    cache_np = np.zeros(n_t, dtype=bool)
     nu_np = np.array([u[0] if u else (len(ops) if t in outputs else -1) for t, u in enumerate(uses)],
                      dtype=np.float64)
     horizon_np = np.array(recovery_horizon(graph, producer, uses), dtype=np.float64)
@@ -584,11 +621,18 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
     flat_inputs = np.array([x for xs in distinct_inputs for x in xs], dtype=np.int64)
     input_start = np.cumsum([0] + [len(xs) for xs in distinct_inputs])
     has_inputs = np.diff(input_start) > 0
+    flat_owner = np.repeat(np.arange(n_t), np.diff(input_start))
+    alive_np = np.array(alive, dtype=np.float64)
 
     def evict_one(k: int, need: int) -> None:
         nonlocal mem, n_evict
         missing_cost.clear()
-        mask = resident_np & static_ok & (horizon_np >= nu_np)
+        unneeded = [t for t in sorted(cache) if wanted(t, k) < 0]
+        for t in unneeded:  # kept values no dropped tensor needs any more go first, for free
+            _free(t)
+        if unneeded and mem + need <= budget:
+            return
+        mask = resident_np & static_ok & ((horizon_np >= nu_np) | cache_np)
         if locked:
             mask[list(locked)] = False
         idx = np.flatnonzero(mask)
@@ -605,12 +649,15 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
         elif heuristic == "lookahead":
             dist = np.maximum(nu_np[idx] - k, 0) + 1e-3
             cost_lb = own_np[idx]
-            if not neighbourhood:  # the chain includes every missing input of the producer
-                missing = ~resident_np & has_producer_np
-                per_input = np.where(missing[flat_inputs], own_np[flat_inputs], 0.0)
+            if not neighbourhood:  # the chain includes every input of the producer missing at the next read
+                missing = ((~resident_np[flat_inputs] | ((alive_np[flat_inputs] < nu_np[flat_owner])
+                                                          & ~cache_np[flat_inputs])) & has_producer_np[flat_inputs])
+                per_input = np.where(missing, own_np[flat_inputs], 0.0)
                 sums = np.add.reduceat(np.append(per_input, 0.0), input_start)[:-1]
                 cost_lb = cost_lb + np.where(has_inputs[idx], sums[idx], 0.0)
             lb = noise_np[idx] * cost_lb / (size_pow[idx] * dist ** a_dist)
+            if cache:  # a kept value is next needed before nu_np's bound: scored exactly
+                lb[cache_np[idx]] = 0.0
         else:
             lb = (own_np[idx] + 1e-3) * (1.0001 ** rt_np[idx]) / ((sz / MIB) * (now - last_np[idx] + 1e-3))
         if heuristic in ("largest", "lru", "dtr-local"):
@@ -622,13 +669,16 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
                 if lb[j] > best_s:
                     break
                 t = int(idx[j])
-                sc = score(t, k)
+                sc = score(t, k, best_s)
                 if sc < best_s or (sc == best_s and t < best_t):
                     best_t, best_s = t, sc
             victim = best_t
         resident[victim] = False
         resident_np[victim] = False
         resident_set.discard(victim)
+        if victim in cache:
+            cache.discard(victim)
+            cache_np[victim] = False
         evicted[victim] = True
         mem -= sizes[victim]
         n_evict += 1
@@ -701,10 +751,16 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
             for t in added:
                 locked.discard(t)
         if is_clone:
-            # what this recomputation read or made and nothing (original or pending) reads again
+            # what this recomputation read or made and nothing (original or pending) reads again;
+            # one that a dropped tensor's recomputation still reads is kept, evictable (the cache)
             for t in set(op.inputs) | set(op.outputs):
-                if t not in locked and next_use(t, at) < 0:
-                    _free(t)
+                if t not in locked and resident[t] and next_use(t, at) < 0:
+                    if keeps[t] and wanted(t, at) >= 0:
+                        cache.add(t)
+                        cache_np[t] = True
+                        nu_np[t] = len(ops)
+                    else:
+                        _free(t)
 
     def _taken_inputs(op: RematOp, own: list[int], after: int) -> dict[int, int]:
         """In-place outputs of ``op`` → the input whose bytes each takes: an input only this op
@@ -719,6 +775,9 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
 
     def _free(t: int) -> None:
         nonlocal mem
+        if t in cache:
+            cache.discard(t)
+            cache_np[t] = False
         if resident[t]:
             resident[t] = False
             resident_np[t] = False
