@@ -36,6 +36,7 @@ import concurrent.futures
 import csv
 import fnmatch
 import functools
+import hashlib
 import importlib.metadata
 import math
 import os
@@ -1069,9 +1070,7 @@ def run(args) -> int:
         for row in pool.map(measure, [(corpus, n) for n in names]):
             rows.append(row)
             print("| " + " | ".join(str(row[c]).replace("|", "/") for c in COLUMNS) + " |", flush=True)
-    suffix = "".join(".only-" + re.sub(r"[^\w.-]", "_", o) for o in args.only or ()) + \
-        "".join(".without-" + re.sub(r"[^\w.-]", "_", e) for e in args.exclude or ())
-    table = corpus.parent / f"{corpus.name}{suffix}.csv"
+    table = corpus.parent / f"{corpus.name}{table_suffix(args.only, args.exclude)}.csv"
     with open(table, "w", newline="") as fh:
         w = csv.DictWriter(fh, COLUMNS)
         w.writeheader()
@@ -1079,6 +1078,20 @@ def run(args) -> int:
     print("\n" + "\n".join(run_summary(rows)))
     print(f"# table: {table}; logs: {corpus / 'logs'}")
     return 0
+
+
+MAX_SUFFIX = 120
+"""Characters of a table name's selection suffix kept verbatim (file names end at 255 bytes)."""
+
+
+def table_suffix(only: list[str] | None, exclude: list[str] | None) -> str:
+    """``.only-A.without-B`` naming the selection of a run; a long one is cut and ends with a
+    digest of the whole, so each selection keeps its own table."""
+    suffix = "".join(".only-" + re.sub(r"[^\w.-]", "_", o) for o in only or ()) + \
+        "".join(".without-" + re.sub(r"[^\w.-]", "_", e) for e in exclude or ())
+    if len(suffix) <= MAX_SUFFIX:
+        return suffix
+    return suffix[:MAX_SUFFIX] + "." + hashlib.sha256(suffix.encode()).hexdigest()[:12]
 
 
 def count_line(title: str, rows: list[dict], test) -> str:
