@@ -9,6 +9,10 @@ and ``linalg`` — every ``linalg.<name>`` as one structured op
 :class:`~memopt.dialects.opaque.OpaqueOp` (analyses treat it conservatively and the tools say
 so in a remark), never refused — except in the ``memopt`` dialect, whose ops memopt defines:
 an unknown ``memopt.`` op is a typo and stays an error. Unknown attributes and types are kept.
+
+Each dialect is loaded when the parser first meets it (xDSL's lazy registration), so its module
+is imported inside its loader: a memopt-dialect program never imports the upstream dialects'
+definitions (``upstream_syntax``, ``structured``, ``ownership``, xDSL's ``affine`` ...).
 """
 
 from __future__ import annotations

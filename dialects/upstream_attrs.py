@@ -37,6 +37,14 @@ def is_upstream(f: func.FuncOp) -> bool:
     return has_memref
 
 
+def is_memref_function(f: func.FuncOp) -> bool:
+    """A function the memref executor runs (``memopt-run``'s upstream flavour): it takes memrefs,
+    or holds memref, linalg or affine ops."""
+    if any(isinstance(a.type, MemRefType) for b in f.body.blocks for a in b.args):
+        return True
+    return any(op.name.split(".")[0] in ("memref", "linalg", "affine") for op in walk(f.body))
+
+
 def is_upstream_module(module: ModuleOp) -> bool:
     """True when the module is upstream IR: no memopt dialect op, and a function that
     :func:`is_upstream` (memref arguments or memref ops) or a memref op at module level."""
@@ -47,4 +55,4 @@ def is_upstream_module(module: ModuleOp) -> bool:
 
 
 __all__ = ["ARENA_ALIGNMENT_ATTR", "ARENA_ARG_ATTR", "ARENA_ATTR", "ARENA_MODES", "ARENA_SIZE_ATTR", "LOWER_BOUND_ATTR", "SPACE_SIZES_ATTR",
-           "STRATEGY_ATTR", "is_upstream", "is_upstream_module"]
+           "STRATEGY_ATTR", "is_memref_function", "is_upstream", "is_upstream_module"]

@@ -24,10 +24,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.dialects import affine, func, scf
-from xdsl.dialects.builtin import MemRefType, ModuleOp
+from xdsl.dialects.builtin import ModuleOp
 
 from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError
+from memopt.dialects.upstream_attrs import is_memref_function  # noqa: F401 - re-exported
 
 # The op modules register how their ops compile (memref_program.COMPILERS) when imported: every
 # Program is built here, so importing them here, once, is what makes the table complete.
@@ -107,13 +108,6 @@ def run_memref_function(module: ModuleOp, f: func.FuncOp, seed: int = 0, *, plan
     results = run_function(m, f)
     params = [v for a, v in zip(f.body.blocks.first.args, m.arguments) if not is_arena_arg(a)]
     return results, params
-
-
-def is_memref_function(f: func.FuncOp) -> bool:
-    """An upstream function: it takes memrefs, or holds memref, linalg or affine ops."""
-    if any(isinstance(a.type, MemRefType) for b in f.body.blocks for a in b.args):
-        return True
-    return any(op.name.split(".")[0] in ("memref", "linalg", "affine") for op in walk(f.body))
 
 
 __all__ = ["MemrefCheck", "check_memref_function", "is_memref_function", "run_memref_function"]

@@ -49,6 +49,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from memopt.dialects.memopt import (
     ComputeOp, GetGlobalOp, GlobalOp, IfOp, LoopOp, ViewOp, YieldOp, byte_size,
 )
+from memopt.planning.numbers import parse_int64
 
 Key = Hashable
 
@@ -124,8 +125,6 @@ def parse_input_shapes(specs: Sequence[str]) -> dict[str, tuple[int, ...]]:
     so names may contain ``=``-free colons and slashes. An empty shape is a scalar. The same
     input named twice is an error (not "last wins"); dimensions are ASCII integers in the 64-bit
     range (:mod:`memopt.planning.numbers`)."""
-    from memopt.planning.numbers import parse_int64
-
     out: dict[str, tuple[int, ...]] = {}
     for spec in specs:
         name, eq, dims = spec.rpartition("=")
@@ -153,8 +152,6 @@ def parse_input_shapes(specs: Sequence[str]) -> dict[str, tuple[int, ...]]:
 def parse_dims(specs: Sequence[str], flag: str = "--dim") -> dict[str, int]:
     """``["batch=1", "seq=512"]`` → ``{"batch": 1, "seq": 512}`` (``--dim``, ``--trip-count``;
     each name once)."""
-    from memopt.planning.numbers import parse_int64
-
     out: dict[str, int] = {}
     for spec in specs:
         name, eq, value = spec.rpartition("=")

@@ -26,6 +26,7 @@ from memopt.dialects.memopt import (
     ComputeOp, DmaStartOp, DmaWaitOp, GetGlobalOp, GlobalOp, ViewOp, byte_size,
 )
 from memopt.planning.latency import Item, OpProfile, Run, Start, Wait
+from memopt.planning.ring import weight_span
 
 
 @dataclass(frozen=True)
@@ -115,8 +116,6 @@ def largest_weight_set(op: Operation, alignment: int = 16) -> int:
     """Bytes of the largest off-chip weight set of any compute op under ``op``, laid out as in a
     staging buffer (``alignment``-aligned offsets); 0 without weights. The smallest ring
     ``insert-dma{ring=...}`` accepts with ``mode=always``."""
-    from memopt.planning.ring import weight_span
-
     spans = [weight_span(offchip_profile(o), alignment) for o in walk(op) if isinstance(o, ComputeOp)]
     return max(spans, default=0)
 

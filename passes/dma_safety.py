@@ -38,6 +38,8 @@ from memopt.dialects.memopt import DmaStartOp, DmaWaitOp, IfOp, LoopOp, ViewOp, 
 from memopt.passes.dma_profile import global_size
 from memopt.passes.dma_regions import cut_function, region_of
 from memopt.planning import Path, exclusive
+from memopt.passes.dma_layout import check_dma_layout
+from memopt.passes.lifetime import planned_functions
 
 
 @dataclass
@@ -192,9 +194,6 @@ def check_dma_safety(f: func.FuncOp) -> None:
 def verify_dma(module) -> None:
     """``verify-plan``'s DMA part: the schedule of every function is safe and the staging
     buffers are placed on-chip after the arena (:func:`memopt.passes.dma_layout.check_dma_layout`)."""
-    from memopt.passes.dma_layout import check_dma_layout
-    from memopt.passes.lifetime import planned_functions
-
     for f in planned_functions(module):
         check_dma_safety(f)
     check_dma_layout(module)

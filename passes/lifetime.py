@@ -82,7 +82,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import TensorType
+from xdsl.dialects.builtin import StringAttr, TensorType
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 
 from memopt.diagnostics import MemoptError
@@ -90,10 +90,12 @@ from memopt.dialects.errors import value_location_op
 from memopt.dialects.planned import check_calls, planned_functions
 from memopt.dialects.walk import walk
 from memopt.dialects.memopt import (
-    ComputeOp, CopyOp, DmaStartOp, DmaWaitOp, GetGlobalOp, IfOp, LoopOp, ViewOp, byte_size, memory_of,
+    ComputeOp, CopyOp, DmaStartOp, DmaWaitOp, GetGlobalOp, IfOp, LoopOp, PLAN_ATTR, PlanAttr, ViewOp, byte_size,
+    memory_of,
 )
 from memopt.planning import Buffer, Overwrite, Path, Problem, PlanningError, align_up
 from memopt.planning.control_flow import IfSpan
+from memopt.passes.names import display_names
 
 NUMBERINGS = ("serial", "flat", "joint")
 CONTROL_FLOW_MODES = ("flat", "serial", "merge", "joint")
@@ -308,8 +310,6 @@ class FunctionLifetimes:
 def value_names(values: list[SSAValue]) -> list[str]:
     """Stable, unique buffer names: the model's tensor names where the IR records them
     (:func:`memopt.passes.names.display_names`), else SSA name hints, else ``vN``."""
-    from memopt.passes.names import display_names
-
     return display_names(values)
 
 
@@ -494,10 +494,6 @@ written by ``plan-memory`` so that readers never parse it out of the strategy st
 def plan_numbering(f: func.FuncOp) -> str:
     """The numbering ``f``'s plan is valid in: its ``memopt.numbering`` attribute; for IR
     planned before the attribute existed, derived from the strategy's mode suffix."""
-    from xdsl.dialects.builtin import StringAttr
-
-    from memopt.dialects.memopt import PLAN_ATTR, PlanAttr
-
     mode = f.attributes.get(NUMBERING_ATTR)
     if isinstance(mode, StringAttr) and mode.data in ("joint", "serial"):
         return mode.data

@@ -49,6 +49,11 @@ live bytes), or the serial numbering's max-live when lower (each numbering is so
 neither holds all of the other's conflicts, see :mod:`memopt.passes.lifetime`).
 Exported CSV rows carry the intervals of the numbering the layout was planned in (serial steps
 for ``serial``, joint steps otherwise).
+
+Two groups of modules are imported inside the methods that use them, for start-up: the upstream
+tracer and mutator (upstream functions only; they bring xDSL's ``affine``, ``arith`` and
+``bufferization`` dialects, about 0.1 s of a ``memopt-opt`` run) and :mod:`.fit_capacity`
+(``spill=auto`` only; it brings the spill and remat planners and the executor).
 """
 
 from __future__ import annotations
@@ -63,13 +68,16 @@ from xdsl.dialects.builtin import IntegerAttr, i64
 from xdsl.passes import ModulePass
 
 from memopt.diagnostics import MemoptError, where
+from memopt.dialects.plan_attrs import offchip_memories
+from memopt.dialects.upstream_attrs import ARENA_ARG_ATTR, ARENA_MODES, ARENA_SIZE_ATTR, is_upstream
+from memopt.passes.dma_layout import place_dma_buffers, recorded_capacity
 from memopt.passes.lifetime import CONTROL_FLOW_MODES, analyze_function, planned_functions
 from memopt.passes.options import option
 from memopt.passes.plan_function import FunctionPlan, plan_function_memory
-from memopt.passes.plan_io import write_plan
-from memopt.dialects.upstream_attrs import ARENA_ARG_ATTR, ARENA_MODES, ARENA_SIZE_ATTR, is_upstream
+from memopt.passes.plan_io import write_memory_plan, write_plan
 from memopt.planning import PlanningError, Strategy, lower_bound, make_strategy, strategy_names, validate
 from memopt.planning.csvio import write_rows
+from memopt.planning.latency import LatencyError, load_target
 from memopt.planning.strategies import strategy_options
 
 LB_INPLACE_ATTR = "memopt.lower_bound_inplace"
@@ -147,8 +155,6 @@ class PlanMemoryPass(ModulePass):
         ))
 
     def _target(self):
-        from memopt.planning.latency import LatencyError, load_target
-
         try:
             return load_target(self.target)
         except LatencyError as e:
@@ -157,8 +163,6 @@ class PlanMemoryPass(ModulePass):
     def _capacity(self, module: builtin.ModuleOp) -> int | None:
         """The on-chip capacity to respect: the smallest of this pass's ``capacity``, its
         target's, and the one an earlier ``insert-dma`` recorded."""
-        from memopt.passes.dma_layout import recorded_capacity
-
         given = [c for c in (self.capacity, self._target().capacity, recorded_capacity(module)) if c is not None]
         return min(given, default=None)
 
@@ -169,7 +173,7 @@ class PlanMemoryPass(ModulePass):
     def _fit(self, f, target, height: int) -> FunctionPlan:
         """Spill and/or recompute (``policy``) until the arena fits ``capacity``; reports what
         moved and what it costs on stderr."""
-        from memopt.passes.fit_capacity import base_cycles, fit_function
+        from memopt.passes.fit_capacity import base_cycles, fit_function  # spill=auto only (module docstring)
 
         assert self.capacity is not None
         base = base_cycles(f, target)
@@ -190,9 +194,6 @@ class PlanMemoryPass(ModulePass):
     def _plan_offchip(self, f) -> list[tuple]:
         """One arena per off-chip memory the function's copies use; validated, written, and
         returned as export rows."""
-        from memopt.passes.fit_capacity import offchip_memories
-        from memopt.passes.plan_io import write_memory_plan
-
         rows: list[tuple] = []
         for memory in offchip_memories(f):
             lt = analyze_function(f, mode="joint", inplace=False, alignment=self.alignment, memory=memory)
@@ -210,7 +211,7 @@ class PlanMemoryPass(ModulePass):
         A function planned before (``memopt.arena_size``) is left as it is: planning is idempotent."""
         if ARENA_SIZE_ATTR in f.attributes:
             return []
-        from memopt.passes.upstream_lifetime import analyze_upstream, memory_spaces
+        from memopt.passes.upstream_lifetime import analyze_upstream, memory_spaces  # upstream only (module docstring)
         from memopt.passes.upstream_plan import write_space_plan, write_upstream_plan
 
         rows: list[tuple] = []
@@ -242,7 +243,7 @@ class PlanMemoryPass(ModulePass):
     def _plan_upstream_functions(self, funcs: list, prefixed: bool) -> list[tuple]:
         """Callees before callers; a callee's arena is an argument its callers pass a slice of
         their own arena for (:mod:`memopt.passes.upstream_calls`)."""
-        from memopt.passes.upstream_calls import called, callees_first
+        from memopt.passes.upstream_calls import called, callees_first  # upstream only (module docstring)
 
         inner = called(funcs)
         rows: list[tuple] = []
@@ -260,7 +261,7 @@ class PlanMemoryPass(ModulePass):
         silently not applied, so it is refused there (located), before anything is planned."""
         if self.spill != "auto":
             return
-        from memopt.passes.upstream_unsupported import refuse_memref
+        from memopt.passes.upstream_unsupported import refuse_memref  # upstream only (module docstring)
 
         for f in funcs:
             refuse_memref(f, "plan-memory", "spill=auto")
@@ -340,8 +341,6 @@ class PlanMemoryPass(ModulePass):
                 raise MemoptError(f"plan-memory: cannot write export file '{self.export}': {e.strerror}") from None
         # DMA staging buffers (insert-dma) are on-chip too: place them after the largest arena,
         # and the capacity limits the whole on-chip footprint, not just the arena.
-        from memopt.passes.dma_layout import place_dma_buffers
-
         total = place_dma_buffers(op, self.alignment)
         if self.capacity is not None and total is not None and total > self.capacity:
             raise MemoptError(

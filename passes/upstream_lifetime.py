@@ -51,6 +51,7 @@ from memopt.dialects.ownership import DeallocOp
 from memopt.dialects.structured import StructuredOp
 from memopt.dialects.upstream_attrs import is_upstream  # noqa: F401 - re-exported
 from memopt.planning import Buffer, Problem
+from .upstream_calls import call_scratch
 
 ALLOCS = (memref.AllocOp, memref.AllocaOp, CloneOp)
 BRANCHING = (scf.IfOp, scf.IndexSwitchOp, affine.IfOp)
@@ -299,8 +300,6 @@ def _op_name(op: Operation) -> str:
 def _is_scratch_operand(call: func.CallOp, index: int) -> bool:
     """Whether operand ``index`` of ``call`` is the callee's arena (its last argument, named by
     the callee's ``memopt.arena_arg``)."""
-    from .upstream_calls import call_scratch
-
     return index == len(call.operands) - 1 and call_scratch(call) is not None
 
 
@@ -522,8 +521,6 @@ def _unstructured(f: func.FuncOp) -> bool:
 def _call_scratch(tracer: _Tracer, lt: UpstreamLifetimes, alignment: int, names: _Names) -> list[Buffer]:
     """A buffer per call to a planned function that takes its arena as an argument: the
     callee's scratch, live for the call (:mod:`memopt.passes.upstream_calls`)."""
-    from .upstream_calls import call_scratch
-
     buffers = []
     for op in walk(lt.func.body):
         scratch = call_scratch(op) if isinstance(op, func.CallOp) else None

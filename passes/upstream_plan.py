@@ -30,6 +30,7 @@ from memopt.dialects.upstream_attrs import (  # noqa: F401 - re-exported
 from memopt.planning import Solution
 
 from .upstream_lifetime import VIEWS, UpstreamLifetimes, lives_on_as, scratch_name
+from .upstream_calls import call_scratch
 
 
 def arena_value(f: func.FuncOp):
@@ -154,8 +155,6 @@ def _views(lt: UpstreamLifetimes, solution: Solution, arena) -> None:
 def _pass_scratch(call: func.CallOp, arena: SSAValue, offset: SSAValue) -> None:
     """The callee's arena, a view of the caller's at ``offset``, passed as the call's last
     argument (the callee's ``memopt.arena_arg``)."""
-    from .upstream_calls import call_scratch
-
     scratch = call_scratch(call)
     assert scratch is not None
     view = memref.ViewOp(arena, offset, [], MemRefType(i8, [scratch[0]]))

@@ -21,6 +21,7 @@ from memopt.dialects.walk import walk
 from .upstream_dma import STAGING_ATTR
 from .upstream_lifetime import BRANCHING, VIEWS, _number
 from .upstream_plan_io import ArenaPlan
+from .upstream_calls import call_scratch
 
 STAGING, SCRATCH, CARRIED = "staging", "scratch", "loop-carried"
 INPUT, OUTPUT, INTERMEDIATE = "input", "output", "intermediate"
@@ -117,8 +118,6 @@ def _copied_with_arguments(f: func.FuncOp, planned: set[int]) -> tuple[set[int],
 
 def _passed_as_callee_arena(view: Operation) -> bool:
     """The view is the last operand of a call to a function whose arena is an argument."""
-    from .upstream_calls import call_scratch
-
     for use in view.results[0].uses:
         call = use.operation
         if isinstance(call, func.CallOp) and use.index == len(call.operands) - 1 and call_scratch(call) is not None:

@@ -26,8 +26,8 @@ from memopt.diagnostics import MemoptError
 from memopt.dialects.structured import StructuredOp
 from memopt.planning import Problem
 
-from .upstream_lifetime import _Tracer
-from .upstream_plan_io import ArenaPlan
+from .upstream_lifetime import _Tracer, analyze_upstream
+from .upstream_plan_io import ArenaPlan, is_planned, read_upstream_plan
 
 
 @dataclass(frozen=True)
@@ -46,9 +46,6 @@ def upstream_allocations(f: func.FuncOp, space: int = 0) -> UpstreamAllocations:
     """The buffers of ``f`` in memory space ``space``: read back from its plan when planned,
     else traced. No buffer at all is a located error (an all-zero replay would look like a
     program that needs no memory)."""
-    from .upstream_lifetime import analyze_upstream
-    from .upstream_plan_io import is_planned, read_upstream_plan
-
     name = f.sym_name.data
     if is_planned(f):
         plan = next((p for p in read_upstream_plan(f) if p.space == space), None)

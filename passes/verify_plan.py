@@ -14,6 +14,9 @@ neither contains all of the other's conflicts, so checking a serial plan in the 
 would reject sound plans (and the reverse). The mode string is not a trust hole: whichever
 numbering it names, a plan that passes is safe on every path. The check is the planner's own
 analysis re-run from the IR, independent of the planner's attributes except for the mode.
+
+The upstream plan readers are imported inside the functions that check upstream plans: a
+memopt-dialect module is verified without xDSL's upstream dialects (start-up).
 """
 
 from __future__ import annotations
@@ -22,23 +25,23 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import builtin
+from xdsl.dialects.builtin import IntegerAttr
 from xdsl.passes import ModulePass
 
 from memopt.diagnostics import MemoptError
 from memopt.dialects.memopt import PLAN_ATTR, PlanAttr
-from memopt.passes.lifetime import analyze_function, plan_numbering, planned_functions, value_location_op
+from memopt.dialects.plan_attrs import offchip_memories
+from memopt.dialects.upstream_attrs import LOWER_BOUND_ATTR, is_upstream
+from memopt.passes.dma_safety import verify_dma
+from memopt.passes.lifetime import analyze_function, if_spans, plan_numbering, planned_functions, value_location_op
 from memopt.passes.plan_io import read_plan
-from memopt.dialects.upstream_attrs import is_upstream
-from memopt.planning import find_conflicts
+from memopt.planning import Problem, find_conflicts, lower_bound
 
 
 def _check_lower_bound(f, plan: PlanAttr) -> None:
     """The recorded ``lower_bound`` must be the function's bound as ``plan-memory`` defines it
     (``LB_nest`` of the joint numbering, or the serial max-live when lower): a reader compares
     arenas against it, so a hand-edited or stale one is an error, not a comment."""
-    from memopt.passes.lifetime import if_spans
-    from memopt.planning import lower_bound
-
     joint = analyze_function(f, mode="joint", inplace=True, alignment=1)
     lb = lower_bound(joint.problem)
     if if_spans(joint.numbering):
@@ -71,7 +74,7 @@ def verify_upstream_function(f) -> None:
     """An upstream function's plan, read back from its arena views (the planner's own tracer
     re-run on them): no two views live together overlap, each lies inside its arena, and the
     recorded sizes are the arenas' (a function without a plan is an error)."""
-    from memopt.passes.upstream_dma import ONCHIP_SIZE_ATTR
+    from memopt.passes.upstream_dma import ONCHIP_SIZE_ATTR  # upstream only (module docstring)
     from memopt.passes.upstream_plan_io import is_planned, read_upstream_plan
 
     if not is_planned(f):
@@ -98,11 +101,7 @@ def verify_upstream_function(f) -> None:
 def _check_upstream_lower_bound(f, plan) -> None:
     """The recorded ``memopt.lower_bound`` is the bound of the buffers read back (the default
     space's arena; DMA staging views, placed after the plan, are not counted)."""
-    from xdsl.dialects.builtin import IntegerAttr
-
-    from memopt.dialects.upstream_attrs import LOWER_BOUND_ATTR
-    from memopt.passes.upstream_dma import STAGING_ATTR
-    from memopt.planning import Problem, lower_bound
+    from memopt.passes.upstream_dma import STAGING_ATTR  # upstream only (module docstring)
 
     recorded = f.attributes.get(LOWER_BOUND_ATTR)
     if plan.space != 0 or not isinstance(recorded, IntegerAttr):
@@ -129,12 +128,8 @@ class VerifyPlanPass(ModulePass):
             mode = plan_numbering(f)
             _check_arena(analyze_function(f, mode=mode, inplace=True, alignment=1))
             # Every off-chip memory that spilled tensors live in is an arena of its own.
-            from memopt.passes.fit_capacity import offchip_memories
-
             for memory in offchip_memories(f):
                 _check_arena(analyze_function(f, mode=mode, inplace=False, alignment=1, memory=memory))
             _check_lower_bound(f, plan)
         # DMA schedule safety and on-chip placement of the staging buffers (insert-dma).
-        from memopt.passes.dma_safety import verify_dma
-
         verify_dma(op)

@@ -25,15 +25,19 @@ from memopt.dialects.memopt import (
     ComputeOp, DmaStartOp, DmaWaitOp, LoopOp, PlanAttr, ViewOp, byte_size,
 )
 from memopt.passes.dma_layout import ONCHIP_OFFSET_ATTR, ONCHIP_SIZE_ATTR, dma_buffers
-from memopt.passes.dma_profile import scheduled_items
+from memopt.passes.dma_profile import op_profile, scheduled_items
 from memopt.passes.dma_regions import cut_function, regions
-from memopt.passes.lifetime import FunctionLifetimes, analyze_function, plan_numbering, planned_functions
+from memopt.passes.lifetime import (
+    FunctionLifetimes, analyze_function, plan_numbering, planned_functions, value_location_op,
+)
 from memopt.passes.plan_io import plan_attr, read_plan
 from memopt.passes.plan_memory import LB_INPLACE_ATTR
 from memopt.dialects.upstream_attrs import is_upstream
 from memopt.planning.latency import Target, lower_bound_time, serial_time, simulate
+from memopt.planning import lower_bound
 
 from .model import BranchSpan, FunctionView, PlanView, RegionTimeline, StagingBox, TensorBox, TimelineEvent
+from .validate import bound_violation, layout_violation, recorded_bound_violation
 
 
 def _kind(lt: FunctionLifetimes, b: int, returned: set[int], inplace: set[int]) -> str:
@@ -122,8 +126,6 @@ def _labels(ops: list[Operation]) -> list[str]:
 
 def timelines(f: func.FuncOp, target: Target) -> list[RegionTimeline]:
     """Every Region with compute ops, scheduled by the latency model as the IR stands."""
-    from memopt.passes.dma_profile import op_profile
-
     out = []
     for r in regions(cut_function(f, f"@{f.sym_name.data}")):
         computes = [o for o in r.ops if isinstance(o, ComputeOp)]
@@ -142,11 +144,6 @@ def timelines(f: func.FuncOp, target: Target) -> list[RegionTimeline]:
 def _check(lt: FunctionLifetimes, offsets: list[int], plan: PlanAttr) -> None:
     """A plan the report would draw as valid must be: no overlap, nothing past the arena, the
     arena not below the bound (with in-place reuse when the plan may use it); located error."""
-    from memopt.passes.lifetime import value_location_op
-    from memopt.planning import lower_bound
-
-    from .validate import bound_violation, layout_violation, recorded_bound_violation
-
     lb_in = lt.func.attributes.get(LB_INPLACE_ATTR)
     bound = lb_in.value.data if isinstance(lb_in, IntegerAttr) else plan.lower_bound.data
     what = "in-place lower bound" if isinstance(lb_in, IntegerAttr) else "lower bound"
@@ -169,6 +166,8 @@ def plan_view(module: ModuleOp, source: str, target: Target, *, func_name: str |
     views = []
     for f in funcs:
         if is_upstream(f):
+            # Imported here: the upstream reader imports the upstream tracer and xDSL's upstream
+            # dialects, which a report of a memopt-dialect plan never needs.
             from .upstream import upstream_function_views
 
             views += upstream_function_views(f, target)

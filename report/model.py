@@ -20,6 +20,8 @@ from functools import cached_property
 import numpy as np
 
 from memopt.planning import Buffer, Overwrite, Path, Problem, inplace_live_profile
+from memopt.planning.inplace import fold_overwrites
+from memopt.planning.pool import replay
 
 KINDS = ("input", "intermediate", "output", "inplace", "loop-carried", "view", "buffer", "scratch")
 """Box kinds, in legend order. ``inplace``: written over an input that dies at its op (MegEngine's
@@ -192,9 +194,6 @@ def pool_series(fv: FunctionView, allocator: str) -> tuple[str, list[int], list[
     """An eager pool's bytes allocated over the plan's steps (:mod:`memopt.planning.pool` replays
     the same tensors: allocated at their first step, freed after their last, in-place pairs as
     one), labelled with the pool's peak reserved: ``(label, steps, bytes)`` for the live curve."""
-    from memopt.planning.inplace import fold_overwrites
-    from memopt.planning.pool import replay
-
     problem = fold_overwrites(_problem(fv))[0]
     r = replay(problem, allocator)
     steps = [t[0] for t in r.timeline]

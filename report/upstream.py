@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from xdsl.dialects import func
+from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import IntegerAttr, StringAttr
 
 from memopt.dialects.walk import walk
@@ -24,6 +24,11 @@ from memopt.diagnostics import MemoptError
 from memopt.planning import Problem, lower_bound
 
 from memopt.planning.latency import Target
+from memopt.dialects.upstream_attrs import ARENA_SIZE_ATTR, LOWER_BOUND_ATTR, STRATEGY_ATTR
+from memopt.passes.upstream_dma import ONCHIP_SIZE_ATTR, STAGING_ATTR
+from memopt.passes.upstream_lifetime import byte_size, memory_space
+from memopt.passes.upstream_plan_detail import STAGING, branch_spans, buffer_kinds, describe
+from memopt.passes.upstream_plan_io import is_planned, read_upstream_plan
 
 from .model import BranchSpan, FunctionView, StagingBox, TensorBox
 from .upstream_timeline import upstream_timelines
@@ -40,9 +45,6 @@ def upstream_function_views(f: func.FuncOp, target: Target) -> list[FunctionView
     """The report data of planned upstream function ``f``: one view per arena, default space
     first, its DMA timelines on the default space's (an unplanned function or an unsound plan:
     a located :class:`MemoptError`)."""
-    from memopt.passes.upstream_plan_detail import branch_spans
-    from memopt.passes.upstream_plan_io import is_planned, read_upstream_plan
-
     if not is_planned(f):
         raise MemoptError(f"function '@{f.sym_name.data}' is not planned: no 'memopt.arena_size' attribute "
                           "(run memopt-opt --plan-memory first)", f)
@@ -59,11 +61,6 @@ def upstream_function_views(f: func.FuncOp, target: Target) -> list[FunctionView
 def _unplanned_staging(f: func.FuncOp) -> str:
     """Staging buffers ``insert-dma`` made allocs (after planning, in a memory space of their
     own): on chip but in no arena of the plan, so said rather than drawn."""
-    from xdsl.dialects import memref
-
-    from memopt.passes.upstream_dma import STAGING_ATTR
-    from memopt.passes.upstream_lifetime import byte_size, memory_space
-
     allocs = [op for op in walk(f.body) if isinstance(op, memref.AllocOp) and STAGING_ATTR in op.attributes]
     if not allocs:
         return ""
@@ -73,24 +70,18 @@ def _unplanned_staging(f: func.FuncOp) -> str:
 
 
 def _empty_view(f: func.FuncOp) -> FunctionView:
-    from memopt.dialects.upstream_attrs import ARENA_SIZE_ATTR, LOWER_BOUND_ATTR
-
     size, lb = _int_attr(f, ARENA_SIZE_ATTR) or 0, _int_attr(f, LOWER_BOUND_ATTR) or 0
     _raise(f, None, bound_violation(size, lb) or recorded_bound_violation(lb, 0))
     return FunctionView(f.sym_name.data, size, lb, _strategy(f), ())
 
 
 def _strategy(f: func.FuncOp) -> str:
-    from memopt.dialects.upstream_attrs import STRATEGY_ATTR
-
     s = f.attributes.get(STRATEGY_ATTR)
     return s.data if isinstance(s, StringAttr) else ""
 
 
 def _arena_view(f: func.FuncOp, plan, branches: tuple[BranchSpan, ...]) -> FunctionView:
     """One arena's view, after :func:`_check` has accepted it."""
-    from memopt.passes.upstream_plan_detail import STAGING, buffer_kinds, describe
-
     kinds = buffer_kinds(f, plan)
     arena_size, lb, onchip = _check(f, plan, kinds)
     rows = list(zip(plan.problem.buffers, plan.offsets, plan.views, kinds))
@@ -109,10 +100,6 @@ def _check(f: func.FuncOp, plan, kinds: list[str]) -> tuple[int, int, int | None
     """``(arena size, lower bound, on-chip total)`` of an arena whose plan is sound; else a
     located error. The planned buffers lie below the recorded arena size (staging buffers,
     placed after it, below the arena's own size), and the recorded bound is the buffers'."""
-    from memopt.dialects.upstream_attrs import ARENA_SIZE_ATTR, LOWER_BOUND_ATTR
-    from memopt.passes.upstream_dma import ONCHIP_SIZE_ATTR
-    from memopt.passes.upstream_plan_detail import STAGING
-
     onchip = _int_attr(f, ONCHIP_SIZE_ATTR) if plan.space == 0 else None
     recorded = onchip if onchip is not None else plan.recorded_size
     if recorded is not None and recorded != plan.size and not (recorded == 0 and plan.size == 1):

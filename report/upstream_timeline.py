@@ -19,14 +19,15 @@ from xdsl.ir import Operation, OpResult, SSAValue
 
 from memopt.diagnostics import MemoptError
 from memopt.planning.latency import OpProfile, Run, Start, Target, Wait, lower_bound_time, serial_time, simulate
+from memopt.passes.dma_regions import cut_function, regions
+from memopt.passes.upstream_dma import is_kernel, kernel_profile
+from memopt.passes.upstream_lifetime import byte_size
 
 from .model import RegionTimeline, TimelineEvent
 
 
 def upstream_timelines(f: func.FuncOp, target: Target) -> list[RegionTimeline]:
     """Every Region of ``f`` with kernels, scheduled as the IR stands."""
-    from memopt.passes.dma_regions import cut_function, regions
-
     out = []
     for r in regions(cut_function(f, f"@{f.sym_name.data}")):
         schedule = _Schedule(r.name)
@@ -55,9 +56,6 @@ class _Schedule:
         self.waited: list[int] = []  # bytes landed since the previous kernel
 
     def add(self, op: Operation) -> None:
-        from memopt.passes.upstream_dma import is_kernel, kernel_profile
-        from memopt.passes.upstream_lifetime import byte_size
-
         if isinstance(op, memref.DmaStartOp):
             transfer, n = self.transfers, byte_size(op.src.type)
             self.transfers += 1

@@ -22,6 +22,9 @@ clobbered and the buffer that overwrote it, ``--input-shape NAME=AxB`` gives a d
 argument its shape, and the plain run prints the results and the memref arguments' final values.
 
 Every failure is one line on stderr (internal errors exit 2); never a traceback.
+
+The upstream executor (``memref_exec`` and the op semantics it compiles with) is imported in the
+functions that run upstream IR: a memopt-dialect program runs without it (start-up).
 """
 
 from __future__ import annotations
@@ -34,12 +37,10 @@ from xdsl.dialects import func
 
 from memopt.cli import ArgParser, ToolError, process_entry, read_input, run_tool, write_output
 from memopt.diagnostics import MemoptError
+from memopt.dialects.upstream_attrs import is_memref_function
 from memopt.dialects.walk import walk
 from memopt.executor import check_module, digest, run_function
 from memopt.executor.data import tensor_info, typed
-from memopt.executor.memref_arena import is_arena_arg
-from memopt.executor.memref_entry import result_digest
-from memopt.executor.memref_exec import check_memref_function, is_memref_function, run_memref_function
 from memopt.executor.memref_values import Ref
 from memopt.executor.resources import DEFAULT_MAX_BYTES, DEFAULT_MAX_OPS, Limits
 from memopt.tools.source import located, parse_source
@@ -123,6 +124,8 @@ def _input_shapes(specs: Sequence[str] | None) -> dict[str, tuple[int, ...]]:
 
 
 def _check_upstream(module, args, limits, shapes) -> list[str]:
+    from memopt.executor.memref_exec import check_memref_function  # upstream only (module docstring)
+
     out = []
     for f in _memref_functions(module, args.func):
         r = check_memref_function(module, f, seed=args.seed, limits=limits, shapes=shapes)
@@ -148,6 +151,8 @@ def _check_memopt(module, args, limits) -> list[str]:
 
 def _run_upstream(module, args, limits, shapes) -> list[str]:
     """One run of an upstream function: its results, then its memref arguments' final values."""
+    from memopt.executor.memref_exec import run_memref_function  # upstream only (module docstring)
+
     funcs = _memref_functions(module, args.func)
     f = next((g for g in funcs if g.sym_name.data == "main"), funcs[0]) if args.func is None else funcs[0]
     results, params = run_memref_function(module, f, args.seed, planned=args.planned, limits=limits, shapes=shapes)
@@ -208,6 +213,10 @@ def _results(module, name: str | None, seed: int, limits, shapes=None) -> _Outco
     arena argument of ``arena=arg`` is scratch and not compared)."""
     funcs = _memref_functions(module, name)
     if funcs:
+        from memopt.executor.memref_arena import is_arena_arg  # upstream only (module docstring)
+        from memopt.executor.memref_entry import result_digest
+        from memopt.executor.memref_exec import run_memref_function
+
         f = next((g for g in funcs if g.sym_name.data == "main"), funcs[0]) if name is None else funcs[0]
         results, params = run_memref_function(module, f, seed, limits=limits, shapes=shapes)
         args = [a for a in f.body.blocks.first.args if not is_arena_arg(a)]
