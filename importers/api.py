@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 
 from .common import ModelImportError, read_model_file
+from .onnx_import import import_onnx
+from .tflite_import import import_tflite
 
 FORMATS = ("onnx", "tflite")
 
@@ -69,12 +71,8 @@ def import_model(
     fmt = format or detect_format(path)
     _require(fmt)
     if fmt == "onnx":
-        from .onnx_import import import_onnx
-
         module, b = import_onnx(path, input_shapes, keep_static_if=keep_static_if, dims=dims, trip_counts=trip_counts)
     elif fmt == "tflite":
-        from .tflite_import import import_tflite
-
         if dims:
             raise ModelImportError("--dim does not apply to TFLite models: their dynamic dimensions have no "
                                    "names; give each dynamic input its shape with --input-shape NAME=DIMS")
