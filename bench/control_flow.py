@@ -373,7 +373,7 @@ def measure(
 
 def joint_time(n: int, seed: int) -> None:
     """Seconds and arena bytes of the joint mode, polished once vs every candidate polished."""
-    import memopt.passes.plan_memory as pm
+    import memopt.passes.plan_function as pm
     import memopt.planning.control_flow as cf
     from memopt.executor.graphgen import GenConfig, generate
 

@@ -129,7 +129,7 @@ def test_joint_time_compares_one_polish_with_every_candidate_polished(capsys):
     """``bench/control_flow.py --joint-time``: both ways run on the same programs, the pass's
     own ``unpolished`` is restored afterwards, and the summary reports the ratio and whether
     the arenas agree."""
-    import memopt.passes.plan_memory as pm
+    import memopt.passes.plan_function as pm
     import memopt.planning.control_flow as cf
 
     bench = _load("control_flow")
