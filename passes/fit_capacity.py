@@ -23,8 +23,6 @@ target's rate; spill's is its transfers (not assumed to overlap compute).
 
 from __future__ import annotations
 
-import contextlib
-import io
 from dataclasses import dataclass
 from typing import Callable
 
@@ -40,7 +38,7 @@ from memopt.passes.dma_profile import op_macs
 from memopt.passes.lifetime import FunctionLifetimes, analyze_function, take_body
 from memopt.planning.latency import Target
 from memopt.planning.spill import SpillTensor, choose_spills, spill_cost
-from memopt.passes.rematerialize import RematerializeMemoryPass
+from memopt.passes.rematerialize import rematerialize_function
 from memopt.passes.upstream_unsupported import refuse_memref
 
 POLICIES = ("spill", "remat", "auto")
@@ -183,8 +181,7 @@ def spill_to_fit(f: func.FuncOp, capacity: int, target: Target, memory: str,
 def remat_to_fit(f: func.FuncOp, budget: int, target: Target, alignment: int) -> Fit:
     """Recompute tensors of ``f`` so that its arena fits ``budget`` (``rematerialize``)."""
     before = {op for op in walk(f.body) if REMAT_ATTR in op.attributes}
-    with contextlib.redirect_stderr(io.StringIO()):
-        RematerializeMemoryPass(budget=budget, alignment=alignment)._function(f)
+    rematerialize_function(f, budget, alignment=alignment)
     clones = [op for op in walk(f.body) if REMAT_ATTR in op.attributes and op not in before]
     cycles = sum(target.compute_cycles(op_macs(op)) for op in clones if isinstance(op, ComputeOp))
     return Fit("remat", recomputed=len(clones), remat_cycles=cycles)

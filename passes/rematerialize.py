@@ -341,6 +341,62 @@ def _refuse(f: func.FuncOp) -> None:
                           "before plan-memory (rewriting it would leave its plan stale)", f)
 
 
+def rematerialize_function(f: func.FuncOp, budget: int, *, heuristic: str = "lookahead", min_size: int = 0,
+                           alignment: int = 16) -> RematResult | None:
+    """Rewrite ``f`` in place, recomputing tensors, until the arena ``plan-memory`` (default
+    strategy) packs it into is at most ``budget`` bytes (see the module docstring): the core the
+    ``rematerialize`` pass and ``plan-memory{spill=auto}`` both drive. Returns the planner's
+    result of the rewrite kept, or None when ``f`` fits as it is (left untouched). A budget no
+    rewrite meets is a located :class:`MemoptError` naming the smallest budget known to work.
+    Writes nothing: remarks are the caller's."""
+    name = f.sym_name.data
+    as_is = _arena(f, alignment)
+    if as_is <= budget:
+        return None
+    pristine = f.clone()
+    target = budget
+    arena = None
+    work = None
+    too_big, too_low = budget + 1, None  # targets known to pack over budget / to fail
+    for round_ in range(ROUNDS):
+        traced = remat_graph(pristine, alignment)
+        try:
+            result = _schedule(traced.graph, target, heuristic, min_size)
+        except RematError as e:
+            if round_ == 0:
+                try:
+                    smallest, complete = smallest_budget(traced.graph, None, min_size)
+                except RematError:
+                    smallest, complete = None, False
+                hint = _smallest_hint(smallest, complete, as_is)
+                raise MemoptError(f"rematerialize: cannot fit '@{name}' in {budget} bytes: {e}{hint}", f) from None
+            too_low = target  # aimed too low: try between it and the last target that packed over
+            target = (too_low + too_big) // 2
+            if target <= too_low:
+                break
+            continue
+        candidate = pristine.clone()
+        _rewrite(candidate, remat_graph(candidate, alignment), result.schedule, result.clone)
+        packed = _arena(candidate, alignment)
+        if arena is None or packed <= budget or packed < arena:
+            work, arena, chosen = candidate, packed, result
+        if packed <= budget:
+            break
+        too_big = min(too_big, target)
+        target -= packed - budget  # aim lower by the packing excess
+        if too_low is not None and target <= too_low:
+            target = (too_low + too_big) // 2
+        if target <= (too_low or 0) or target >= too_big:
+            break
+    assert arena is not None and work is not None
+    if arena > budget:
+        raise MemoptError(
+            f"rematerialize: cannot fit '@{name}' in {budget} bytes: rewritten to a lower bound within it, its "
+            f"arena still packs to {arena} bytes (try another heuristic)", f)
+    take_body(f, work)
+    return chosen
+
+
 @dataclass(frozen=True)
 class RematerializeMemoryPass(ModulePass):
     """Fit every function's activations in ``budget`` bytes by recomputing tensors (DTR ahead of time)."""
@@ -377,57 +433,17 @@ class RematerializeMemoryPass(ModulePass):
             self._function(f)
 
     def _function(self, f: func.FuncOp) -> None:
+        """The driver over :func:`rematerialize_function`, with the pass's one-line remark."""
         budget = self.budget
         assert budget is not None
         before = _lower_bound(f)
         name = f.sym_name.data
-        as_is = _arena(f, self.alignment)
-        if as_is <= budget:
+        result = rematerialize_function(f, budget, heuristic=self.heuristic, min_size=self.min_size,
+                                        alignment=self.alignment)
+        if result is None:
             sys.stderr.write(f"remat: @{name}: 0 ops cloned, +0 cost (+0.0 %), lower bound {before} → {before} "
                              f"(fits budget {budget} as it is)\n")
             return
-        pristine = f.clone()
-        target = budget
-        arena = None
-        work = None
-        too_big, too_low = budget + 1, None  # targets known to pack over budget / to fail
-        for round_ in range(ROUNDS):
-            traced = remat_graph(pristine, self.alignment)
-            try:
-                result = _schedule(traced.graph, target, self.heuristic, self.min_size)
-            except RematError as e:
-                if round_ == 0:
-                    try:
-                        smallest, complete = smallest_budget(traced.graph, None, self.min_size)
-                    except RematError:
-                        smallest, complete = None, False
-                    hint = _smallest_hint(smallest, complete, as_is)
-                    raise MemoptError(f"rematerialize: cannot fit '@{name}' in {budget} bytes: {e}{hint}", f) from None
-                too_low = target  # aimed too low: try between it and the last target that packed over
-                target = (too_low + too_big) // 2
-                if target <= too_low:
-                    break
-                continue
-            candidate = pristine.clone()
-            _rewrite(candidate, remat_graph(candidate, self.alignment), result.schedule, result.clone)
-            packed = _arena(candidate, self.alignment)
-            if arena is None or packed <= budget or packed < arena:
-                work, arena, chosen = candidate, packed, result
-            if packed <= budget:
-                break
-            too_big = min(too_big, target)
-            target -= packed - budget  # aim lower by the packing excess
-            if too_low is not None and target <= too_low:
-                target = (too_low + too_big) // 2
-            if target <= (too_low or 0) or target >= too_big:
-                break
-        result = chosen
-        assert arena is not None
-        if arena > budget:
-            raise MemoptError(
-                f"rematerialize: cannot fit '@{name}' in {budget} bytes: rewritten to a lower bound within it, its "
-                f"arena still packs to {arena} bytes (try another heuristic)", f)
-        take_body(f, work)
         after = _lower_bound(f)
         pct = 100.0 * result.extra_cost / result.base_cost if result.base_cost else 0.0
         sys.stderr.write(
@@ -436,4 +452,4 @@ class RematerializeMemoryPass(ModulePass):
         )
 
 
-__all__ = ["BLACKLIST", "RematerializeMemoryPass", "remat_graph"]
+__all__ = ["BLACKLIST", "RematerializeMemoryPass", "rematerialize_function", "remat_graph"]
