@@ -265,16 +265,13 @@ traces hold a third of their buffers at once), placement switches to :func:`_fir
 
 def _first_fit_dense(starts, ends, sizes, aligns, order) -> list[int]:
     """First fit for live sets so large that a window is most of the problem: the placed
-    buffers are kept sorted by offset (one ``searchsorted`` + insert per placement), so a
-    placement is one time-overlap mask over them and the running-maximum scan — no per-placement
-    sort: on long-lived traces an order of magnitude faster than the windows.
+    buffers are kept sorted by offset in one array of rows (offset, top, start, end; one
+    ``searchsorted`` and one shift per placement), so a placement is one time-overlap mask over
+    them and the running-maximum scan — no per-placement sort: on long-lived traces an order of
+    magnitude faster than the windows.
     Same offsets: the lowest aligned fit is unique whatever the scan order."""
     n = len(starts)
-    cap_n = n
-    p_lo = np.empty(cap_n, np.int64)
-    p_hi = np.empty(cap_n, np.int64)
-    p_s = np.empty(cap_n, np.int64)
-    p_e = np.empty(cap_n, np.int64)
+    placed = np.empty((4, n), np.int64)  # rows: offset, top, start, end; columns sorted by offset
     m = 0
     out = [0] * n
     size_l, start_l, end_l, align_l = sizes.tolist(), starts.tolist(), ends.tolist(), aligns.tolist()
@@ -285,10 +282,10 @@ def _first_fit_dense(starts, ends, sizes, aligns, order) -> list[int]:
         s, e, a = start_l[i], end_l[i], align_l[i]
         x = 0
         if m:
-            mask = (p_s[:m] < e) & (p_e[:m] > s)
-            lo = p_lo[:m][mask]
-            if len(lo):
-                hi = p_hi[:m][mask]
+            view = placed[:, :m]
+            overlap = np.flatnonzero((view[2] < e) & (view[3] > s))
+            if len(overlap):
+                lo, hi = view[0, overlap], view[1, overlap]
                 reach = np.empty(len(lo), np.int64)
                 reach[0] = 0
                 if len(lo) > 1:
@@ -302,10 +299,9 @@ def _first_fit_dense(starts, ends, sizes, aligns, order) -> list[int]:
                     top = int(hi.max())
                     x = -(-top // a) * a if a > 1 else top
         out[i] = x
-        pos = int(np.searchsorted(p_lo[:m], x, side="right"))
-        for arr, v in ((p_lo, x), (p_hi, x + size), (p_s, s), (p_e, e)):
-            arr[pos + 1:m + 1] = arr[pos:m]
-            arr[pos] = v
+        pos = int(np.searchsorted(placed[0, :m], x, side="right"))
+        placed[:, pos + 1:m + 1] = placed[:, pos:m]  # numpy copies overlapping slices safely
+        placed[:, pos] = (x, x + size, s, e)
         m += 1
     return out
 

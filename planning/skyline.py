@@ -20,6 +20,7 @@ import bisect
 import heapq
 from typing import Callable
 
+from .bounds import lower_bound
 from .inplace import plan_with_inplace
 from .problem import Buffer, Problem, Solution, align_up
 from .strategy import Strategy
@@ -202,18 +203,22 @@ def skyline_offsets(problem: Problem, rule: str = "duration") -> list[int]:
 
 
 class Skyline(Strategy):
-    """Skyline best fit with each fill rule of :data:`FILL_RULES`; keeps the lower plan."""
+    """Skyline best fit with each fill rule of :data:`FILL_RULES`; keeps the lower plan. A rule
+    whose plan reaches the lower bound ends the run: no later rule can go lower."""
 
     name = "skyline"
 
     def plan(self, problem: Problem) -> Solution:
         if problem.overwrites:
             return plan_with_inplace(self, problem)
+        bound = lower_bound(problem)
         best: Solution | None = None
         for rule in FILL_RULES:
             sol = Solution.of(problem, skyline_offsets(problem, rule), self.name)
             if best is None or sol.height < best.height:
                 best = sol
+            if best.height <= bound:
+                break
         assert best is not None
         return best
 

@@ -106,8 +106,9 @@ class Best(Strategy):
     hundred first-fit runs cost far less than the anytime search. ``polish=False`` keeps the
     portfolio's plan as is.
 
-    Large inputs: above :attr:`LARGE` (50,000) buffers the portfolio is cut to ``large-first`` (the best
-    greedy member on every size measured; ``nnvm`` alone takes minutes at a million buffers) and
+    Large inputs: from :attr:`MEDIUM` buffers three members run (:attr:`MEDIUM_MEMBERS`); above
+    :attr:`LARGE` (50,000) buffers the portfolio is cut to ``large-first`` (the fastest member
+    that stays near the bound there; ``nnvm`` alone takes minutes at a million buffers) and
     the polish is skipped, so the default answers in seconds to tens of seconds at 10^6 buffers.
     A size rule, not a clock: the same input gives the same plan on every machine. An explicit
     ``budget`` keeps the whole portfolio.
@@ -115,13 +116,15 @@ class Best(Strategy):
 
     name = "best"
     LARGE = 50_000
-    MEDIUM = 20_000
-    """Above this many buffers (and up to :attr:`LARGE`) only :attr:`MEDIUM_MEMBERS` run: on
-    ``synthetic.training(30_000)`` each of the others takes as long as large-first and none
-    was ever lower than the best of these (``bench/pack.py``); skyline is the one member that
-    reaches the bound on long-lived training traces where the ordered first fits stay above
-    (``synthetic.training_like``, ``bench/search.py --default``)."""
-    MEDIUM_MEMBERS = ("large-first", "megengine", "skyline")
+    MEDIUM = 5_000
+    """From this many buffers (up to :attr:`LARGE`) only :attr:`MEDIUM_MEMBERS` run, in
+    their order: on generated traces of 5k-20k buffers of four shapes (long-lived training
+    steps, ``training_like``, ``nn_like``, ``dense``) none of the other members was ever lower
+    than the best of these, and each costs as much as one of them."""
+    MEDIUM_MEMBERS = ("skyline", "megengine", "large-first")
+    """Skyline first: it is the member that reaches the bound on long-lived training traces
+    (where a member reaching the bound ends the run), and the lowest on the other shapes;
+    large-first, the costliest there (its first fit scans a third of the trace per buffer), last."""
 
     def __init__(
         self, budget: float | None = None, options: dict[str, dict] | None = None, polish: bool = True
@@ -150,12 +153,12 @@ class Best(Strategy):
         skipped: list[str] = []
         if self.budget is None and n > self.LARGE:
             keep: tuple[str, ...] = ("large-first",)
-        elif self.budget is None and n > self.MEDIUM:
+        elif self.budget is None and n >= self.MEDIUM:
             keep = self.MEDIUM_MEMBERS
         else:
             keep = tuple(m.name for m in members)
         skipped = [m.name for m in members if m.name not in keep]
-        members = [m for m in members if m.name in keep]
+        members = sorted((m for m in members if m.name in keep), key=lambda m: keep.index(m.name))
         lb = lower_bound_inplace(problem)  # no plan goes below it: a member reaching it ends the run
         # The exact step (aim.py) works beside the portfolio; its fit counts only when the
         # portfolio ends above the bound, so the outcome does not depend on which finished first.
