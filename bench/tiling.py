@@ -50,7 +50,7 @@ def figure(text: str, pattern: str) -> int | None:
 
 
 def extra_pct(text: str) -> str:
-    m = re.search(r"\(\+([0-9.]+) %\), lower bound", text)
+    m = re.search(r"\(([+-][0-9.]+) %\), lower bound", text)
     return f"{m.group(1)}%" if m else "-"
 
 

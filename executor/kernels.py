@@ -3,8 +3,8 @@
 The executor exists to prove memory plans, not to be a fast inference engine, so the kernels only
 need to be *deterministic functions of every input byte*. The common kinds the importers produce
 (add, mul, relu, matmul ...) run as real numpy code when the operand shapes fit the simple case,
-and the windowed kinds (convolution, depthwise, pooling, pad; :mod:`memopt.executor.window`) as
-their attributes say; everything else -- unknown kinds, odd shapes, opaque element types -- uses
+and the windowed kinds (convolution, depthwise, pooling, pad, resize, depth-to-space, LRN;
+:mod:`memopt.executor.window`) as their attributes say; everything else -- unknown kinds, odd shapes, opaque element types -- uses
 :func:`mix`, which hashes every input byte (with the op's kind and identity) into a seed and
 fills every output byte from it. Either way, a plan that corrupts any byte an op reads changes
 what the op writes, and a plan that loses any byte an op writes is visible to its readers.
@@ -178,6 +178,10 @@ KERNELS: dict[str, Kernel] = {
     **{k: _windowed(window.conv, k) for k in window.CONV_KINDS},
     **{k: _windowed(window.pool, k) for k in window.POOL_KINDS},
     "pad": _windowed(window.pad),
+    **{k: _windowed(window.resize) for k in window.RESIZE_KINDS},
+    **{k: _windowed(window.depth_to_space) for k in window.DEPTH_TO_SPACE_KINDS},
+    **{k: _windowed(window.space_to_depth) for k in window.SPACE_TO_DEPTH_KINDS},
+    **{k: _windowed(window.lrn) for k in window.LRN_KINDS},
     "extractslice": _windowed(window.extract_slice),
     "insertslice": _windowed(window.insert_slice),
     "empty": _windowed(window.empty),
@@ -193,6 +197,7 @@ KERNELS: dict[str, Kernel] = {
     "copy": _reshape,
     "concat": _concat,
     "concatenate": _concat,
+    "concatenation": _concat,
     "softmax": _softmax,
 }
 """Kinds with a real numpy kernel (keys as :func:`normalize_kind` gives them)."""

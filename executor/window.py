@@ -1,5 +1,6 @@
 """Windowed kernels as the IR's attributes say: convolution (stride, padding, dilation, groups,
-depthwise), max/average pooling, constant pad, and the slice / insert / empty ops of a tiled run.
+depthwise), max/average pooling, constant pad, resize, depth-to-space / space-to-depth, local
+response normalization, and the slice / insert / empty ops of a tiled run.
 
 Why their own module: the ``tile`` pass (:mod:`memopt.passes.tile`) rewrites a run of spatial ops
 into per-patch ops whose windows are the original's, cut at other rows, with other paddings; its
@@ -22,6 +23,14 @@ Attributes (discardable, on the ``memopt.compute`` op; the importers write them)
 ``kernel``       ``array<i64: KH, KW>``: a pooling window (required for pooling)
 ``activation``   a fused activation: ``"RELU"``, ``"RELU6"``, ``"RELU_N1_TO_1"``, ``"TANH"``
 ``count_include_pad``  average pooling counts padded cells (default: no, as TFLite and ONNX)
+``mode``         a resize's ``"nearest"`` or ``"linear"``, with ``coordinates`` (a transform of
+                 :data:`memopt.planning.tiling.TRANSFORMS`) and ``rounding`` (nearest only)
+``block_size``   depth-to-space / space-to-depth; ``order`` ``"DCR"`` (default, TFLite's) or ``"CRD"``
+``origin``       ``array<i64: OH0, OW0, IH0, IW0>``: where a resize's or depth-to-space's output and
+                 input patches start in the whole tensors, whose extents ``extent`` gives
+                 (``array<i64: IH, IW, OH, OW>``); absent, the op is whole
+``lrn``          ``array<i64: BEFORE, AFTER>``: channels a local response normalization sums over
+                 around each one, with ``alpha`` (per summed square), ``beta``, ``bias`` (floats)
 
 A kind whose attributes or shapes do not fit returns None (the executor's stand-in runs).
 """
@@ -30,11 +39,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from memopt.planning.tiling import ROUNDINGS, TRANSFORMS, Resample
+
 CONV_KINDS = frozenset({"conv", "conv2d", "depthwiseconv2d", "depthwiseconv"})
 """Convolution kinds (as :func:`memopt.executor.kernels.normalize_kind` gives them)."""
 DEPTHWISE_KINDS = frozenset({"depthwiseconv2d", "depthwiseconv"})
 POOL_KINDS = {"maxpool": "max", "maxpool2d": "max", "averagepool": "avg", "averagepool2d": "avg", "avgpool": "avg"}
 """Pooling kinds and their reduction."""
+RESIZE_KINDS = frozenset({"resize", "upsample", "resizebilinear", "resizenearestneighbor"})
+DEPTH_TO_SPACE_KINDS = frozenset({"depthtospace"})
+SPACE_TO_DEPTH_KINDS = frozenset({"spacetodepth"})
+LRN_KINDS = frozenset({"lrn", "localresponsenormalization"})
 ACTIVATIONS = ("NONE", "RELU", "RELU6", "RELU_N1_TO_1", "TANH")
 
 
@@ -47,6 +62,7 @@ def ints(attrs: dict, key: str) -> list[int] | None:
         return [int(v) for v in a.get_values()]
     if hasattr(a, "data") and isinstance(a.data, (tuple, list)):
         return [int(getattr(getattr(v, "value", v), "data", v)) for v in a.data]
+    a = getattr(a, "value", a)  # an IntegerAttr: its IntAttr
     if hasattr(a, "data") and isinstance(a.data, int):
         return [int(a.data)]
     if isinstance(a, (int, np.integer)):
@@ -231,6 +247,138 @@ def pad(inputs: list[np.ndarray], out_shape: tuple[int, ...], out_dtype: np.dtyp
     return y.astype(out_dtype)
 
 
+def _number(attrs: dict, key: str) -> float | None:
+    a = attrs.get(key)
+    v = getattr(getattr(a, "value", a), "data", a)
+    return float(v) if isinstance(v, (int, float)) else None
+
+
+def _placement(attrs: dict, in_hw: tuple[int, int], out_hw: tuple[int, int]):
+    """(origin [OH0, OW0, IH0, IW0], whole extents [IH, IW, OH, OW]) of a patch, or None when
+    the patch does not lie inside the whole."""
+    origin = ints(attrs, "origin") or [0, 0, 0, 0]
+    extent = ints(attrs, "extent") or [in_hw[0], in_hw[1], out_hw[0], out_hw[1]]
+    if len(origin) != 4 or len(extent) != 4 or min(origin) < 0 or min(extent) < 1:
+        return None
+    for a in range(2):
+        if origin[a] + out_hw[a] > extent[2 + a] or origin[2 + a] + in_hw[a] > extent[a]:
+            return None
+    return origin, extent
+
+
+def _source_rows(r: Resample, first: int, count: int, in_first: int, in_count: int):
+    """Per output cell ``first..first+count``: (local first tap, local second tap, weight), or
+    None when a tap falls outside the patch's input."""
+    taps = [r.taps(o) for o in range(first, first + count)]
+    lo = np.array([t[0] for t in taps], np.int64) - in_first
+    hi = np.array([t[1] for t in taps], np.int64) - in_first
+    if count and (lo.min() < 0 or hi.min() < 0 or lo.max() >= in_count or hi.max() >= in_count):
+        return None
+    return lo, hi, np.array([t[2] for t in taps], np.float64)
+
+
+def resize(inputs: list[np.ndarray], out_shape: tuple[int, ...], out_dtype: np.dtype, attrs: dict):
+    """Nearest or (bi)linear resize along H and W; every output cell computed from the global
+    coordinates :class:`~memopt.planning.tiling.Resample` maps it to (so a patch, placed by
+    ``origin``/``extent``, computes the whole's cells). Extra operands (sizes, scales) are
+    ignored: the shapes say them. None when the attributes do not fit."""
+    mode, layout = text(attrs, "mode"), text(attrs, "layout", "NCHW")
+    transform, rounding = text(attrs, "coordinates", "asymmetric"), text(attrs, "rounding", "floor")
+    if (not inputs or mode not in ("nearest", "linear") or transform not in TRANSFORMS or rounding not in ROUNDINGS
+            or layout not in ("NCHW", "NHWC") or inputs[0].ndim != 4 or len(out_shape) != 4):
+        return None
+    x = _to_nchw(inputs[0], layout).astype(np.float64 if out_dtype.kind == "f" else np.int64)
+    yshape = (out_shape[0], out_shape[3], out_shape[1], out_shape[2]) if layout == "NHWC" else tuple(out_shape)
+    if yshape[:2] != x.shape[:2]:
+        return None
+    placed = _placement(attrs, x.shape[2:], yshape[2:])
+    if placed is None:
+        return None
+    origin, extent = placed
+    rows = _source_rows(Resample(mode, extent[0], extent[2], transform, rounding), origin[0], yshape[2], origin[2], x.shape[2])
+    cols = _source_rows(Resample(mode, extent[1], extent[3], transform, rounding), origin[1], yshape[3], origin[3], x.shape[3])
+    if rows is None or cols is None:
+        return None
+    if mode == "nearest":
+        y = x[:, :, rows[0]][:, :, :, cols[0]]
+    else:
+        x = x.astype(np.float64)
+        fr, fc = rows[2][None, None, :, None], cols[2][None, None, None, :]
+        top = x[:, :, rows[0]] * (1 - fr) + x[:, :, rows[1]] * fr
+        y = top[:, :, :, cols[0]] * (1 - fc) + top[:, :, :, cols[1]] * fc
+        if out_dtype.kind in "iu":
+            y = np.rint(y)
+    return _from_nchw(y, layout).astype(out_dtype)
+
+
+def depth_to_space(inputs: list[np.ndarray], out_shape: tuple[int, ...], out_dtype: np.dtype, attrs: dict):
+    """Channels to ``block_size`` x ``block_size`` cells (``order`` DCR: depth, then column, then
+    row of the block, as TFLite and ONNX's default; CRD: channel first); a patch placed by
+    ``origin``/``extent``. None when the attributes do not fit."""
+    bs = (ints(attrs, "block_size") or [0])[0]
+    layout, order = text(attrs, "layout", "NCHW"), text(attrs, "order", "DCR")
+    if (len(inputs) != 1 or bs < 1 or order not in ("DCR", "CRD") or layout not in ("NCHW", "NHWC")
+            or inputs[0].ndim != 4 or len(out_shape) != 4):
+        return None
+    x = _to_nchw(inputs[0], layout)
+    yshape = (out_shape[0], out_shape[3], out_shape[1], out_shape[2]) if layout == "NHWC" else tuple(out_shape)
+    n, c = yshape[:2]
+    if x.shape[:2] != (n, c * bs * bs):
+        return None
+    placed = _placement(attrs, x.shape[2:], yshape[2:])
+    if placed is None:
+        return None
+    origin, extent = placed
+    if extent[2] != extent[0] * bs or extent[3] != extent[1] * bs:
+        return None
+    gy = np.arange(origin[0], origin[0] + yshape[2])
+    gx = np.arange(origin[1], origin[1] + yshape[3])
+    ly, lx = gy // bs - origin[2], gx // bs - origin[3]
+    if len(ly) and (ly.min() < 0 or ly.max() >= x.shape[2] or lx.min() < 0 or lx.max() >= x.shape[3]):
+        return None
+    block = (gy % bs)[:, None] * bs + (gx % bs)[None, :]  # [OH, OW]
+    chans = np.arange(c)
+    ch = (block[None] * c + chans[:, None, None]) if order == "DCR" else (chans[:, None, None] * bs * bs + block[None])
+    y = x[:, ch, ly[:, None], lx[None, :]]  # [N, C, OH, OW]
+    return _from_nchw(y, layout).astype(out_dtype)
+
+
+def space_to_depth(inputs: list[np.ndarray], out_shape: tuple[int, ...], out_dtype: np.dtype, attrs: dict):
+    """Each ``block_size`` x ``block_size`` block of cells to channels (DCR order, as TFLite and
+    ONNX), or None."""
+    bs = (ints(attrs, "block_size") or [0])[0]
+    layout = text(attrs, "layout", "NCHW")
+    if len(inputs) != 1 or bs < 1 or layout not in ("NCHW", "NHWC") or inputs[0].ndim != 4 or len(out_shape) != 4:
+        return None
+    x = _to_nchw(inputs[0], layout)
+    n, c, h, w = x.shape
+    yshape = (out_shape[0], out_shape[3], out_shape[1], out_shape[2]) if layout == "NHWC" else tuple(out_shape)
+    if h % bs or w % bs or yshape != (n, c * bs * bs, h // bs, w // bs):
+        return None
+    y = x.reshape(n, c, h // bs, bs, w // bs, bs).transpose(0, 3, 5, 1, 2, 4).reshape(yshape)
+    return _from_nchw(y, layout).astype(out_dtype)
+
+
+def lrn(inputs: list[np.ndarray], out_shape: tuple[int, ...], out_dtype: np.dtype, attrs: dict):
+    """Local response normalization across channels: ``x / (bias + alpha * sum(x^2))^beta``, the
+    sum over ``lrn`` = [BEFORE, AFTER] channels around each, in a fixed order; spatially
+    pointwise. None when the attributes do not fit."""
+    window, layout = ints(attrs, "lrn"), text(attrs, "layout", "NCHW")
+    alpha, beta, bias = _number(attrs, "alpha"), _number(attrs, "beta"), _number(attrs, "bias")
+    if (len(inputs) != 1 or window is None or len(window) != 2 or min(window) < 0 or None in (alpha, beta, bias)
+            or layout not in ("NCHW", "NHWC") or out_dtype.kind != "f" or inputs[0].shape != tuple(out_shape)
+            or inputs[0].ndim != 4):
+        return None
+    x = _to_nchw(inputs[0], layout).astype(np.float64)
+    sq = np.pad(x * x, ((0, 0), (window[0], window[1]), (0, 0), (0, 0)))
+    c = x.shape[1]
+    total = np.zeros_like(x)
+    for k in range(window[0] + window[1] + 1):
+        total += sq[:, k: k + c]
+    y = x / (bias + alpha * total) ** beta  # type: ignore[operator]
+    return _from_nchw(y, layout).astype(out_dtype)
+
+
 def extract_slice(inputs: list[np.ndarray], out_shape: tuple[int, ...], out_dtype: np.dtype, attrs: dict):
     """``offsets``: the out-shaped block of input 0 starting there (the ``tile`` pass's input
     patches), or None."""
@@ -267,5 +415,7 @@ def empty(inputs: list[np.ndarray], out_shape: tuple[int, ...], out_dtype: np.dt
     return np.zeros(out_shape, out_dtype)
 
 
-__all__ = ["ACTIVATIONS", "CONV_KINDS", "DEPTHWISE_KINDS", "POOL_KINDS", "activate", "conv", "empty",
-           "extract_slice", "insert_slice", "ints", "pad", "pool", "spatial_axes", "text", "window_params"]
+__all__ = ["ACTIVATIONS", "CONV_KINDS", "DEPTHWISE_KINDS", "DEPTH_TO_SPACE_KINDS", "LRN_KINDS", "POOL_KINDS",
+           "RESIZE_KINDS", "SPACE_TO_DEPTH_KINDS", "activate", "conv",
+           "depth_to_space", "empty", "extract_slice", "insert_slice", "ints", "lrn", "pad", "pool", "resize",
+           "space_to_depth", "spatial_axes", "text", "window_params"]

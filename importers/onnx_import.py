@@ -38,7 +38,7 @@ import numpy as np
 from xdsl.dialects.builtin import StringAttr
 
 from .common import ModelImportError, ModuleBuilder, format_shape, nbytes, num_elements
-from .windows import ONNX_CONV, ONNX_POOL, onnx_window, pad_attributes
+from .windows import ONNX_CONV, ONNX_POOL, ONNX_RESHAPING, onnx_reshaping, onnx_window, pad_attributes
 from .costs import conv_macs, elementwise, matmul_macs
 
 VIEW_OPS = frozenset({"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"})
@@ -605,8 +605,8 @@ class OnnxReader:
         b.compute(op, ins, outs, cost=self._cost(node), inplace=op in INPLACE_OPS, attributes=self._window(b, node))
 
     def _window(self, b: ModuleBuilder, node):
-        """A Conv / MaxPool / AveragePool's window, a constant Pad's pads
-        (:mod:`memopt.importers.windows`), or None."""
+        """A Conv / MaxPool / AveragePool's window, a constant Pad's pads, a Resize's,
+        DepthToSpace's or LRN's parameters (:mod:`memopt.importers.windows`), or None."""
         if node.domain not in ("", "ai.onnx") or not node.input or not node.output:
             return None
         shape_in, shape_out = b.decl(node.input[0]).shape, b.decl(node.output[0]).shape
@@ -620,6 +620,8 @@ class OnnxReader:
             if mode == "constant" and zero and pads is not None and len(pads) == 2 * len(shape_in):
                 return pad_attributes(pads)
             return None
+        if node.op_type in ONNX_RESHAPING:
+            return onnx_reshaping(node) or None
         if node.op_type in ONNX_CONV | ONNX_POOL:
             w = b.decl(node.input[1]).shape if len(node.input) > 1 and node.input[1] else None
             return onnx_window(node, shape_in, w, shape_out) or None

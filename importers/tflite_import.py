@@ -38,7 +38,7 @@ from xdsl.dialects.builtin import UnitAttr
 from .common import Key, ModelImportError, ModuleBuilder, format_shape, num_elements, read_model_file
 from .costs import conv_macs, elementwise, matmul_macs
 from .tflite_shapes import runtime_shapes
-from .windows import TFLITE_CONV, TFLITE_POOL, pad_attributes, tflite_window
+from .windows import TFLITE_CONV, TFLITE_POOL, TFLITE_RESHAPING, pad_attributes, tflite_reshaping, tflite_window
 
 VIEW_OPS = frozenset({"RESHAPE", "SQUEEZE", "EXPAND_DIMS"})
 INPLACE_OPS = frozenset({
@@ -155,6 +155,19 @@ def _parse(data: bytes) -> list[_Subgraph]:
             o.Init(table.Bytes, table.Pos)
             return {"padding": o.Padding(), "stride": (o.StrideH(), o.StrideW()),
                     "filter": (o.FilterHeight(), o.FilterWidth()), "activation": o.FusedActivationFunction()}
+        if t in (BuiltinOptions.ResizeBilinearOptions, BuiltinOptions.ResizeNearestNeighborOptions):
+            o = tflite.ResizeBilinearOptions() if t == BuiltinOptions.ResizeBilinearOptions else \
+                tflite.ResizeNearestNeighborOptions()
+            o.Init(table.Bytes, table.Pos)
+            return {"align_corners": bool(o.AlignCorners()), "half_pixel_centers": bool(o.HalfPixelCenters())}
+        if t in (BuiltinOptions.DepthToSpaceOptions, BuiltinOptions.SpaceToDepthOptions):
+            o = tflite.DepthToSpaceOptions() if t == BuiltinOptions.DepthToSpaceOptions else tflite.SpaceToDepthOptions()
+            o.Init(table.Bytes, table.Pos)
+            return {"block_size": o.BlockSize()}
+        if t == BuiltinOptions.LocalResponseNormalizationOptions:
+            o = tflite.LocalResponseNormalizationOptions()
+            o.Init(table.Bytes, table.Pos)
+            return {"radius": o.Radius(), "bias": o.Bias(), "alpha": o.Alpha(), "beta": o.Beta()}
         if t == BuiltinOptions.VarHandleOptions:
             o = tflite.VarHandleOptions()
             o.Init(table.Bytes, table.Pos)
@@ -433,12 +446,14 @@ class TfliteReader:
 
     @staticmethod
     def _window(b: ModuleBuilder, op: _Op, ins: list[Key], outs: list[Key]):
-        """A conv / depthwise / pooling op's window, a constant pad's paddings
-        (:mod:`memopt.importers.windows`)."""
+        """A conv / depthwise / pooling op's window, a constant pad's paddings, a resize's,
+        depth-to-space's or LRN's parameters (:mod:`memopt.importers.windows`)."""
         if op.kind in ("PAD", "PADV2") and "pads" in op.options and ins:
             if len(op.options["pads"]) == 2 * len(b.decl(ins[0]).shape):  # type: ignore[arg-type]
                 return pad_attributes(op.options["pads"])  # type: ignore[arg-type]
             return None
+        if op.kind in TFLITE_RESHAPING and ins and outs:
+            return tflite_reshaping(op.kind, op.options) or None
         if op.kind not in TFLITE_CONV | TFLITE_POOL or not ins or not outs:
             return None
         w = b.decl(ins[1]).shape if len(ins) > 1 else None

@@ -8,14 +8,17 @@ each attribute) and the ``tile`` pass (which cuts such ops into patches) read th
 ``layout`` ``"NHWC"`` (TFLite) / ``"NCHW"`` (ONNX), ``strides``, ``dilations``, ``pads``
 (``[top, left, bottom, right]``: SAME and ONNX's ``auto_pad`` are resolved here, on static
 shapes), ``groups``, ``kernel``, ``activation`` (TFLite's fused one), ``count_include_pad``;
-a pad's ``pads`` (every dimension's begin, then every end) when its paddings are constant.
+a pad's ``pads`` (every dimension's begin, then every end) when its paddings are constant;
+a resize's ``mode``, ``coordinates``, ``rounding``; a depth-to-space's or space-to-depth's
+``block_size`` (and ONNX's ``order``); a local response normalization's ``lrn`` (channels summed
+before and after each), ``alpha`` (per summed square), ``beta``, ``bias``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, StringAttr, i64
+from xdsl.dialects.builtin import DenseArrayBase, FloatAttr, IntegerAttr, StringAttr, f64, i64
 from xdsl.ir import Attribute
 
 TFLITE_CONV = frozenset({"CONV_2D", "DEPTHWISE_CONV_2D"})
@@ -23,6 +26,9 @@ TFLITE_POOL = frozenset({"MAX_POOL_2D", "AVERAGE_POOL_2D"})
 TFLITE_ACTIVATIONS = {0: "NONE", 1: "RELU", 2: "RELU_N1_TO_1", 3: "RELU6", 4: "TANH", 5: "SIGN_BIT"}
 ONNX_CONV = frozenset({"Conv"})
 ONNX_POOL = frozenset({"MaxPool", "AveragePool"})
+TFLITE_RESHAPING = frozenset({"RESIZE_BILINEAR", "RESIZE_NEAREST_NEIGHBOR", "DEPTH_TO_SPACE", "SPACE_TO_DEPTH",
+                              "LOCAL_RESPONSE_NORMALIZATION"})
+ONNX_RESHAPING = frozenset({"Resize", "Upsample", "DepthToSpace", "SpaceToDepth", "LRN"})
 
 
 def _array(values: Sequence[int]) -> DenseArrayBase:
@@ -116,9 +122,73 @@ def onnx_window(node, in_shape: Sequence[int], w_shape: Sequence[int] | None,
                              count_include_pad=include)
 
 
+def _lrn(layout: str, before: int, after: int, alpha: float, beta: float, bias: float) -> dict[str, Attribute]:
+    return {"layout": StringAttr(layout), "lrn": _array([before, after]), "alpha": FloatAttr(float(alpha), f64),
+            "beta": FloatAttr(float(beta), f64), "bias": FloatAttr(float(bias), f64)}
+
+
+def tflite_reshaping(kind: str, options: dict) -> dict[str, Attribute]:
+    """A TFLite resize's, depth-to-space's, space-to-depth's or LRN's attributes (NHWC; {} when
+    its options are missing)."""
+    nhwc = StringAttr("NHWC")
+    if kind.startswith("RESIZE_") and "align_corners" in options:
+        nearest = kind == "RESIZE_NEAREST_NEIGHBOR"
+        if options["align_corners"]:
+            transform, rounding = "align_corners", "round_prefer_ceil"
+        elif options.get("half_pixel_centers"):
+            transform, rounding = ("tf_half_pixel_for_nn" if nearest else "half_pixel"), "floor"
+        else:
+            transform, rounding = "asymmetric", "floor"
+        attrs = {"layout": nhwc, "mode": StringAttr("nearest" if nearest else "linear"),
+                 "coordinates": StringAttr(transform)}
+        if nearest:
+            attrs["rounding"] = StringAttr(rounding)
+        return attrs
+    if kind in ("DEPTH_TO_SPACE", "SPACE_TO_DEPTH") and int(options.get("block_size", 0)) > 0:
+        return {"layout": nhwc, "block_size": IntegerAttr(int(options["block_size"]), i64)}
+    if kind == "LOCAL_RESPONSE_NORMALIZATION" and "radius" in options:
+        r = int(options["radius"])
+        return _lrn("NHWC", r, r, options["alpha"], options["beta"], options["bias"])
+    return {}
+
+
+def onnx_reshaping(node) -> dict[str, Attribute]:
+    """An ONNX Resize's / Upsample's, DepthToSpace's, SpaceToDepth's or LRN's attributes (NCHW)."""
+    a = {x.name: x for x in node.attribute}
+
+    def word(name: str, default: str) -> str:
+        return a[name].s.decode() if name in a else default
+
+    def number(name: str, default: float) -> float:
+        return float(a[name].f) if name in a else default
+
+    nchw = StringAttr("NCHW")
+    if node.op_type in ("Resize", "Upsample"):
+        mode = word("mode", "nearest")
+        if mode not in ("nearest", "linear", "bilinear"):
+            return {}
+        transform = "asymmetric" if node.op_type == "Upsample" else word("coordinate_transformation_mode", "half_pixel")
+        attrs = {"layout": nchw, "mode": StringAttr("nearest" if mode == "nearest" else "linear"),
+                 "coordinates": StringAttr(transform)}
+        if mode == "nearest":
+            attrs["rounding"] = StringAttr("floor" if node.op_type == "Upsample" else word("nearest_mode", "round_prefer_floor"))
+        return attrs
+    if node.op_type in ("DepthToSpace", "SpaceToDepth") and "blocksize" in a:
+        attrs = {"layout": nchw, "block_size": IntegerAttr(int(a["blocksize"].i), i64)}
+        if node.op_type == "DepthToSpace":
+            attrs["order"] = StringAttr(word("mode", "DCR"))
+        return attrs
+    if node.op_type == "LRN" and "size" in a:
+        size = int(a["size"].i)
+        return _lrn("NCHW", (size - 1) // 2, size // 2, number("alpha", 1e-4) / size, number("beta", 0.75),
+                    number("bias", 1.0))
+    return {}
+
+
 def pad_attributes(begins_ends: Sequence[int]) -> dict[str, Attribute]:
     """A constant pad's ``pads`` (every dimension's begin, then every end)."""
     return {"pads": _array(begins_ends)}
 
 
-__all__ = ["onnx_window", "pad_attributes", "same_pads", "tflite_window", "window_attributes"]
+__all__ = ["onnx_reshaping", "onnx_window", "pad_attributes", "same_pads", "tflite_reshaping", "tflite_window",
+           "window_attributes"]

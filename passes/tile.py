@@ -23,7 +23,8 @@ bytes, since the executor runs every op of a run with its real windowed kernel.
 Every op of the rewrite carries ``memopt.ident`` (the identity of the op it computes part of) so
 stand-in kernels of the ops after the run keep their identities; its ``cost`` is the original's
 share of the patch, so the halos' recomputation shows as extra cost. The pass reports
-``tile: @f: N ops in RxC patches, +X MACs (+P %) recomputed, lower bound A → B`` on stderr.
+``tile: @f: N ops in RxC patches, +X MACs (+P %) recomputed, lower bound A → B`` on stderr (negative
+when a run that shrinks its input, such as a resize down, computes fewer cells than it did whole).
 
 With ``capacity=N`` (instead of first/last/grid) the pass chooses the runs and grids itself: those
 that bring the lower bound within N bytes with the least recomputed MACs, at most ``max-extra`` %
@@ -123,8 +124,8 @@ class TilePass(ModulePass):
         n, base, extra = tile_run(f, self.first, self.last, grid)
         after = _lower_bound(f)
         pct = 100.0 * extra / base if base else 0.0
-        sys.stderr.write(f"tile: @{f.sym_name.data}: {n} ops in {grid[0]}x{grid[1]} patches, +{extra} MACs "
-                         f"(+{pct:.1f} %) recomputed, lower bound {before} → {after}\n")
+        sys.stderr.write(f"tile: @{f.sym_name.data}: {n} ops in {grid[0]}x{grid[1]} patches, {extra:+d} MACs "
+                         f"({pct:+.1f} %) recomputed, lower bound {before} → {after}\n")
 
 
 __all__ = ["TilePass", "parse_grid", "tile_ops", "tile_run"]

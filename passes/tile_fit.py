@@ -47,14 +47,14 @@ def tile_to_fit(f: func.FuncOp, capacity: int | None, max_extra: float | None) -
         label = f"{_name(first.results[0])}..{_name(last.results[0])}"
         n, _, extra = tile_ops(f, first, last, o.grid)
         total_extra += extra
-        lines.append(f"tile: @{name}: {label} ({n} ops) in {o.grid[0]}x{o.grid[1]} patches, +{extra} MACs")
+        lines.append(f"tile: @{name}: {label} ({n} ops) in {o.grid[0]}x{o.grid[1]} patches, {extra:+d} MACs")
     lines.reverse()
     after = _lower_bound(f) if choice else before
     if after > capacity:
         raise MemoptError(f"tile: '@{name}' tiled has a lower bound of {after} bytes, above capacity={capacity} "
                           "(the options' estimate was too low)", f)
     pct = 100.0 * total_extra / prog.total_macs if prog.total_macs else 0.0
-    lines.append(f"tile: @{name}: {len(choice)} runs, +{total_extra} MACs (+{pct:.1f} %), lower bound {before} → "
+    lines.append(f"tile: @{name}: {len(choice)} runs, {total_extra:+d} MACs ({pct:+.1f} %), lower bound {before} → "
                  f"{after} (capacity {capacity})")
     return lines
 

@@ -29,7 +29,7 @@ from memopt.dialects.memopt import ComputeOp
 from memopt.executor import window as win
 from memopt.executor.kernels import normalize_kind
 from memopt.passes.lifetime import analyze_function
-from memopt.passes.tile_rewrite import Spec as _Spec, hw_axes as _hw, spec_of as _spec
+from memopt.passes.tile_rewrite import Spec as _Spec, activations, hw_axes as _hw, spec_of as _spec, value_hw
 from memopt.planning.bounds import inplace_live_profile
 from memopt.planning.tile_choice import Option
 from memopt.planning.tiling import hull, receptive, split
@@ -97,12 +97,7 @@ class _Search:
         self.h, self.w = _hw(layout)
         self.index = {op: i for i, op in enumerate(ops)}
         self.specs: dict[Operation, _Spec | None] = {}
-        block = f.body.blocks[0]
-        active: set[SSAValue] = set(block.args)
-        for op in ops:
-            if any(v in active for v in op.operands):
-                active.update(op.results)
-        self.active = active
+        self.active = active = activations(f.body.blocks[0])
         last_use: dict[SSAValue, int] = {}
         for i, op in enumerate(ops):
             for v in op.operands:
@@ -163,7 +158,7 @@ class _Search:
                 break
             members.append(op)
             inside.add(op)
-            wanted.update(op.operands[k] for k in spec.spatial)
+            wanted.update(op.operands[k] for k in spec.spatial if op.operands[k] in self.active)
             windowed = windowed or _windowed(op)
             if windowed and len(members) > 1 and self.start_ok[i]:
                 starts.append((i, len(members)))
@@ -255,7 +250,8 @@ class _RunModel:
                     spec = s.specs[op]
                     for k in spec.spatial:  # type: ignore[union-attr]
                         v = op.operands[k]
-                        cells = receptive(spec.windows[axis], got, _shape(v)[ax]).cells  # type: ignore[union-attr]
+                        v_ax = value_hw(v, s.h, s.w)[axis]
+                        cells = receptive(spec.windows[axis], got, _shape(v)[v_ax]).cells  # type: ignore[union-attr]
                         lens[p, self.read_col[(q, k)]] = cells[1] - cells[0]
                         need[v] = hull(need.get(v), cells)
             self.cache[key] = lens
@@ -264,7 +260,8 @@ class _RunModel:
     def cell_bytes(self, v: SSAValue) -> int:
         if v not in self.bytes_per_cell:
             shape = _shape(v)
-            self.bytes_per_cell[v] = _bytes(v) // max(1, shape[self.s.h] * shape[self.s.w])
+            vh, vw = value_hw(v, self.s.h, self.s.w)
+            self.bytes_per_cell[v] = _bytes(v) // max(1, shape[vh] * shape[vw])
         return self.bytes_per_cell[v]
 
     def structure(self, off: int, copies: bool):

@@ -20,10 +20,12 @@ from memopt.executor import window as win
 from memopt.executor.interpreter import op_identities
 from memopt.executor.kernels import ELEMENTWISE_KINDS, normalize_kind
 from memopt.passes.names import tensor_name
-from memopt.planning.tiling import Interval, Window, hull, receptive, split
+from memopt.planning.tiling import Interval, Resample, Window, hull, receptive, split
 
 ELEMENTWISE = ELEMENTWISE_KINDS | {"add", "sub", "mul", "max", "min", "relu", "neg", "sigmoid", "tanh", "div"}
-"""Kinds whose output cell reads the same cell of its (same-extent) inputs."""
+"""Kinds whose output cell reads the same cell of its inputs (broadcast as numpy does)."""
+CONCAT = frozenset({"concat", "concatenation", "concatenate"})
+"""Kinds joining their inputs along one axis (tiled when it is the channel axis)."""
 GRID = re.compile(r"^([1-9][0-9]*)(?:x([1-9][0-9]*))?$")
 
 
@@ -36,7 +38,8 @@ class _Spec:
     spatial: list[int]
     """Operands cut with the patch (the others are read whole: weights, broadcast operands)."""
     layout_of_pads: str
-    """Which attribute holds its padding: "window" (conv/pool ``pads``), "pad" (a pad's ``pads``), ""."""
+    """What a patch's attributes say of where it is: "window" (conv/pool ``pads``), "pad" (a
+    pad's ``pads``), "origin" (a resize's or depth-to-space's ``origin``/``extent``), ""."""
 
 
 def _name(v: SSAValue) -> str:
@@ -47,6 +50,23 @@ def _shape(v: SSAValue) -> list[int]:
     t = v.type
     assert isinstance(t, TensorType)
     return list(t.get_shape())
+
+
+def value_hw(v: SSAValue, h: int, w: int) -> tuple[int, int]:
+    """The H and W axes of ``v`` read beside a 4-D result whose axes they are (numpy aligns
+    a lower-rank operand to the result's last axes)."""
+    lost = 4 - len(_shape(v))
+    return h - lost, w - lost
+
+
+def activations(block: Block) -> set[SSAValue]:
+    """The values of ``block`` computed from its arguments (not from constants alone)."""
+    active: set[SSAValue] = set(block.args)
+    for op in block.ops:
+        reads = list(op.operands) + [v for r in op.regions for inner in r.walk() for v in inner.operands]
+        if any(v in active for v in reads):
+            active.update(op.results)
+    return active
 
 
 def _array(values) -> DenseArrayBase:
@@ -78,6 +98,7 @@ def _members(first: Operation, last: Operation, layout_of) -> list[Operation]:
     """The run: ``last`` and the ops from ``first`` on (one block) whose result a member reads
     as a spatial operand (so a weight's dequantize is not one: a convolution reads it whole)."""
     block, ops, i, j = _span(first, last)
+    active = activations(block)
     wanted: set[SSAValue] = set()
     members: list[Operation] = []
     for op in reversed(ops[i: j + 1]):
@@ -85,7 +106,7 @@ def _members(first: Operation, last: Operation, layout_of) -> list[Operation]:
             continue
         members.append(op)
         spec = _spec(op, layout_of(op))
-        wanted.update(op.operands[k] for k in spec.spatial)
+        wanted.update(op.operands[k] for k in spec.spatial if op.operands[k] in active)
     members.reverse()
     if members[0] is not first:
         raise MemoptError(f"tile: last={_name(last.results[0])} does not read what first={_name(first.results[0])} "
@@ -151,17 +172,46 @@ def _spec(op: Operation, layout: str) -> _Spec:
                               "(its paddings must be constant)", op)
         return _Spec(op, (Window(1, 1, 1, p[h]), Window(1, 1, 1, p[w])), [0], "pad")
     if kind in ELEMENTWISE:
-        spatial = []
-        for i, v in enumerate(op.inputs):
-            shape = _shape(v)
-            if len(shape) == 4 and (shape[h], shape[w]) == (out[h], out[w]):
-                spatial.append(i)
-            elif len(shape) == 4 and (shape[h], shape[w]) != (1, 1):
-                raise MemoptError(f"tile: '{op.kind.data}' ({_name(op.outputs[0])}) reads operand #{i} of "
-                                  f"{shape[h]}x{shape[w]} cells for an output of {out[h]}x{out[w]}", op)
-        return _Spec(op, (Window(), Window()), spatial, "")
+        return _Spec(op, (Window(), Window()), _broadcast_operands(op, out, h, w), "")
+    if kind in CONCAT:
+        if any(len(_shape(v)) != 4 or (_shape(v)[h], _shape(v)[w]) != (out[h], out[w]) for v in op.inputs):
+            raise MemoptError(f"tile: '{op.kind.data}' ({_name(op.outputs[0])}) joins along H or W: only a "
+                              "concatenation of channels is tiled", op)
+        return _Spec(op, (Window(), Window()), list(range(len(op.inputs))), "")
+    if kind in win.LRN_KINDS:
+        return _Spec(op, (Window(), Window()), [0], "")
+    x = _shape(op.inputs[0]) if op.inputs else []
+    if kind in win.RESIZE_KINDS | win.DEPTH_TO_SPACE_KINDS and len(x) == 4:
+        mode = "block" if kind in win.DEPTH_TO_SPACE_KINDS else win.text(attrs, "mode")
+        if mode == "block" and (out[h] % x[h] or out[w] % x[w]):
+            mode = ""
+        if mode in ("nearest", "linear", "block"):
+            transform, rounding = win.text(attrs, "coordinates", "asymmetric"), win.text(attrs, "rounding", "floor")
+            return _Spec(op, (Resample(mode, x[h], out[h], transform, rounding),
+                              Resample(mode, x[w], out[w], transform, rounding)), [0], "origin")
+    if kind in win.SPACE_TO_DEPTH_KINDS and len(x) == 4:
+        bs = (win.ints(attrs, "block_size") or [0])[0]
+        if bs > 0 and (x[h], x[w]) == (out[h] * bs, out[w] * bs):
+            return _Spec(op, (Window(bs, bs), Window(bs, bs)), [0], "")
     raise MemoptError(f"tile: '{op.kind.data}' ({_name(op.outputs[0])}) is not spatial: a run holds convolutions, "
-                      "depthwise convolutions, max/average pooling, constant pads and element-wise ops", op)
+                      "depthwise convolutions, pooling, constant pads, resizes, depth-to-space, channel "
+                      "concatenations, LRN and element-wise ops (with their attributes)", op)
+
+
+def _broadcast_operands(op: ComputeOp, out: list[int], h: int, w: int) -> list[int]:
+    """The operands of an element-wise op cut with the patch: those spanning the output's H and W
+    (an operand broadcast along them, such as a per-channel one, is read whole)."""
+    spatial = []
+    for i, v in enumerate(op.inputs):
+        shape = _shape(v)
+        vh, vw = value_hw(v, h, w)
+        extent = (shape[vh] if vh >= 0 else 1, shape[vw] if vw >= 0 else 1)
+        if extent == (out[h], out[w]) and vh >= 0 and vw >= 0:
+            spatial.append(i)
+        elif extent != (1, 1):
+            raise MemoptError(f"tile: '{op.kind.data}' ({_name(op.outputs[0])}) reads operand #{i} of "
+                              f"{extent[0]}x{extent[1]} cells for an output of {out[h]}x{out[w]}", op)
+    return spatial
 
 
 def _layout(first: Operation, last: Operation) -> str:
@@ -198,7 +248,8 @@ class _Emitter:
         shape = _shape(v)
         offsets = [0] * len(shape)
         sizes = list(shape)
-        for axis, hv, wt in ((self.h, have[0], want[0]), (self.w, have[1], want[1])):
+        vh, vw = value_hw(v, self.h, self.w)
+        for axis, hv, wt in ((vh, have[0], want[0]), (vw, have[1], want[1])):
             offsets[axis] = wt[0] - hv[0]
             sizes[axis] = wt[1] - wt[0]
         t = v.type
@@ -267,8 +318,11 @@ def tile_ops(f: func.FuncOp, first: Operation, last: Operation, grid: tuple[int,
         if op not in specs and op in ident:  # stays in place: keeps its identity, the ops after the run theirs
             op.attributes[IDENT_ATTR] = IntegerAttr(ident[op], i64)
     made: set[SSAValue] = {r for op in members for r in op.results}
-    full = {v: ((0, _shape(v)[h]), (0, _shape(v)[w])) for op in members for v in list(op.operands) + list(op.results)
-            if isinstance(v.type, TensorType) and len(_shape(v)) == 4}
+    full = {}
+    for op in members:
+        for v in [op.operands[k] for k in specs[op].spatial] + list(op.results):
+            vh, vw = value_hw(v, h, w)
+            full[v] = ((0, _shape(v)[vh]), (0, _shape(v)[vw]))
     em = _Emitter(block, last, layout)
     base_cost = sum(op.cost.value.data for op in members if isinstance(op, ComputeOp) and op.cost is not None)
     tiled_cost = 0
@@ -314,6 +368,11 @@ def tile_ops(f: func.FuncOp, first: Operation, last: Operation, grid: tuple[int,
                 for axis, rd in ((h, pads[0]), (w, pads[1])):
                     full_pads[axis], full_pads[axis + 4] = rd.pad_begin, rd.pad_end
                 attrs["pads"] = _array(full_pads)
+            elif spec.layout_of_pads == "origin":
+                x_ext = full[op.operands[spec.spatial[0]]]
+                attrs["origin"] = _array([got[0][0], got[1][0], pads[0].cells[0], pads[1].cells[0]])
+                attrs["extent"] = _array([x_ext[0][1], x_ext[1][1], full[op.results[0]][0][1],
+                                          full[op.results[0]][1][1]])
             shape = _shape(op.results[0])
             shape[h], shape[w] = got[0][1] - got[0][0], got[1][1] - got[1][0]
             rt = TensorType(op.results[0].type.element_type, shape)  # type: ignore[attr-defined]
@@ -357,4 +416,5 @@ spec_of = _spec
 Spec = _Spec
 
 
-__all__ = ["ELEMENTWISE", "hw_axes", "op_name", "parse_grid", "spec_of", "tile_ops", "tile_run"]
+__all__ = ["CONCAT", "ELEMENTWISE", "activations", "hw_axes", "op_name", "parse_grid", "spec_of", "tile_ops", "tile_run",
+           "value_hw"]
