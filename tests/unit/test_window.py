@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memopt.executor import window
+from memopt.planning.tiling import ROUNDINGS, TRANSFORMS, Resample, receptive
 
 
 def _reference_conv(x, w, b, stride, dil, pads, groups, oh, ow):
@@ -157,3 +158,80 @@ def test_attributes_that_do_not_give_the_output_extent_are_refused():
     w = np.zeros((1, 1, 3, 3), np.float32)
     assert window.conv("conv", [x, w], (1, 1, 5, 5), np.dtype(np.float32), {"pads": [0, 0, 0, 0]}) is None
     assert window.conv("conv", [x, w], (1, 1, 3, 3), np.dtype(np.float32), {"strides": [0, 1]}) is None
+
+
+# Resize, depth-to-space / space-to-depth, LRN: their kernels, and a patch placed by origin/extent.
+
+def _nhwc(rng, shape):
+    return rng.integers(-8, 8, shape).astype(np.float32) / 4
+
+
+def test_depth_to_space_is_tf_dcr_and_space_to_depth_inverts_it():
+    x = _nhwc(np.random.default_rng(1), (1, 3, 4, 12))
+    attrs = {"layout": "NHWC", "block_size": 2}
+    y = window.depth_to_space([x], (1, 6, 8, 3), np.dtype(np.float32), attrs)
+    ref = x.reshape(1, 3, 4, 2, 2, 3).transpose(0, 1, 3, 2, 4, 5).reshape(1, 6, 8, 3)
+    assert np.array_equal(y, ref)
+    assert np.array_equal(window.space_to_depth([y], x.shape, np.dtype(np.float32), attrs), x)
+    crd = window.depth_to_space([x.transpose(0, 3, 1, 2)], (1, 3, 6, 8), np.dtype(np.float32),
+                                {"layout": "NCHW", "block_size": 2, "order": "CRD"})
+    ref_crd = x.transpose(0, 3, 1, 2).reshape(1, 3, 2, 2, 3, 4).transpose(0, 1, 4, 2, 5, 3).reshape(1, 3, 6, 8)
+    assert np.array_equal(crd, ref_crd)
+
+
+def test_lrn_is_the_formula_and_bilinear_align_corners_keeps_the_corners():
+    x = _nhwc(np.random.default_rng(2), (1, 2, 2, 5))
+    attrs = {"layout": "NHWC", "lrn": [1, 2], "alpha": 0.5, "beta": 0.75, "bias": 2.0}
+    y = window.lrn([x], x.shape, np.dtype(np.float32), attrs)
+    sq = np.pad(x.astype(np.float64) ** 2, ((0, 0), (0, 0), (0, 0), (1, 2)))
+    ref = x / (2.0 + 0.5 * sum(sq[..., k: k + 5] for k in range(4))) ** 0.75
+    assert np.array_equal(y, ref.astype(np.float32))
+    r = window.resize([x], (1, 5, 7, 5), np.dtype(np.float32), {"layout": "NHWC", "mode": "linear",
+                                                               "coordinates": "align_corners"})
+    assert np.array_equal(r[:, [0, -1]][:, :, [0, -1]], x)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(["nearest", "linear", "block"]), st.sampled_from(TRANSFORMS), st.sampled_from(ROUNDINGS),
+       st.integers(1, 9), st.integers(1, 4), st.integers(1, 20), st.data())
+def test_a_resampled_patch_is_bit_exact_with_its_cells_of_the_whole(mode, transform, rounding, n_in, bs, n_out, data):
+    """The input rows :func:`receptive` gives a patch are enough, and the kernel placed by
+    ``origin``/``extent`` computes the whole's cells (resize, depth-to-space)."""
+    n_out = n_in * bs if mode == "block" else n_out
+    x = _nhwc(np.random.default_rng(n_in * 31 + n_out), (1, n_in, 2, 4 * bs * bs if mode == "block" else 3))
+    c_out = 4 if mode == "block" else 3
+    if mode == "block":
+        fn, attrs = window.depth_to_space, {"layout": "NHWC", "block_size": bs}
+        x = x[:, :, :1]
+        shape, w_in = (1, n_out, bs, c_out), 1
+    else:
+        fn, attrs = window.resize, {"layout": "NHWC", "mode": mode, "coordinates": transform, "rounding": rounding}
+        shape, w_in = (1, n_out, 2, c_out), 2
+    whole = fn([x], shape, np.dtype(np.float32), attrs)
+    a = data.draw(st.integers(0, n_out - 1))
+    b = data.draw(st.integers(a + 1, n_out))
+    cells = receptive(Resample(mode, n_in, n_out, transform, rounding), (a, b), n_in).cells
+    placed = dict(attrs, origin=[a, 0, cells[0], 0], extent=[n_in, w_in, n_out, shape[2]])
+    patch = fn([x[:, cells[0]: cells[1]]], (1, b - a) + shape[2:], np.dtype(np.float32), placed)
+    assert np.array_equal(patch, whole[:, a:b])
+
+
+def test_onnx_resize_lrn_depth_to_space_keep_their_parameters(tmp_path):
+    import onnx
+    from onnx import TensorProto as TP, helper
+
+    from memopt.dialects.memopt import ComputeOp
+    from memopt.importers.api import import_model
+
+    nodes = [helper.make_node("LRN", ["x"], ["n"], size=3, alpha=0.3),
+             helper.make_node("Resize", ["n", "", "scales"], ["r"], mode="linear", coordinate_transformation_mode="align_corners"),
+             helper.make_node("DepthToSpace", ["r"], ["y"], blocksize=2, mode="CRD")]
+    scales = helper.make_tensor("scales", TP.FLOAT, [4], [1, 1, 2, 2])
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TP.FLOAT, [1, 8, 3, 3])],
+                              [helper.make_tensor_value_info("y", TP.FLOAT, [1, 2, 12, 12])], [scales])
+    path = tmp_path / "m.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(path))
+    ops = {op.kind.data: op.attributes for op in import_model(str(path)).module.walk() if isinstance(op, ComputeOp)}
+    assert window.ints(ops["LRN"], "lrn") == [1, 1] and abs(ops["LRN"]["alpha"].value.data - 0.1) < 1e-7
+    assert window.text(ops["Resize"], "coordinates") == "align_corners" and window.text(ops["Resize"], "mode") == "linear"
+    assert window.ints(ops["DepthToSpace"], "block_size") == [2] and window.text(ops["DepthToSpace"], "order") == "CRD"
