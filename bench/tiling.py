@@ -9,11 +9,13 @@ Per model, all through the tools as a user runs them:
   tile<=P%    smallest lower bound ``tile{capacity=min max-extra=P}`` reaches; x: LB / it; MACs:
               the extra MACs recomputed, % of the model's
   tile+spill  smallest capacity of ``tile{capacity=min}`` followed by ``plan-memory{spill=auto}``
+              (``t/o``: it took longer than ``--timeout``)
   @50%        ``tile{capacity=LB/2},plan-memory{capacity=LB/2 spill=auto},verify-plan``: the arena,
               the extra MACs, the seconds ``memopt-opt`` took, and the proof ``memopt-run --check
-              --against`` the untiled model (``--no-proof`` skips it; ``-`` when it did not fit)
+              --against`` the untiled model (``--no-proof`` skips it; when it did not fit, why: the
+              capacity tiling or plan-memory after it reaches)
 
-    python bench/tiling.py [--cache DIR] [--only SUBSTR] [--max-extra 15] [--no-proof]
+    python bench/tiling.py [--cache DIR] [--only SUBSTR] [--max-extra 15] [--no-proof] [--quick] [--timeout 600]
 """
 
 from __future__ import annotations
@@ -38,9 +40,17 @@ def models(cache: pathlib.Path) -> list[pathlib.Path]:
     return sorted((cache / "models" / "mediapipe").rglob("*.tflite")) + sorted(light.glob("light_*.onnx"))
 
 
+TIMEOUT = [600.0]
+"""Seconds one tool run may take (``--timeout``); past it the figure is ``t/o``."""
+
+
 def opt(src: pathlib.Path, pipeline: str, out: pathlib.Path) -> tuple[subprocess.CompletedProcess, float]:
     t0 = time.time()
-    r = subprocess.run([_tool("memopt-opt"), str(src), "-p", pipeline, "-o", str(out)], capture_output=True, text=True)
+    cmd = [_tool("memopt-opt"), str(src), "-p", pipeline, "-o", str(out)]
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT[0])
+    except subprocess.TimeoutExpired:
+        r = subprocess.CompletedProcess(cmd, 124, "", f"t/o: over {TIMEOUT[0]:g} s")
     return r, time.time() - t0
 
 
@@ -54,6 +64,17 @@ def extra_pct(text: str) -> str:
     return f"{m.group(1)}%" if m else "-"
 
 
+def why(text: str) -> str:
+    """Why the fit at 50 % failed: which tool stopped, at what capacity."""
+    tiled = figure(text, r"smallest capacity tiling reaches is (\d+)")
+    if tiled is not None:
+        return f"(tiling reaches {tiled})"
+    spilled = figure(text, r"spilling reaches is (\d+)")
+    if spilled is not None:
+        return f"(tiled, plan-memory reaches {spilled})"
+    return "(" + (text.strip().splitlines() or ["?"])[-1][:70] + ")"
+
+
 def row(path: pathlib.Path, tmp: pathlib.Path, args) -> str:
     orig = tmp / "orig.mlir"
     r = subprocess.run([_tool("memopt-import"), str(path), "-o", str(orig)], capture_output=True, text=True)
@@ -65,13 +86,15 @@ def row(path: pathlib.Path, tmp: pathlib.Path, args) -> str:
     best = figure(r.stderr, r"→ (\d+) \(capacity")
     if lb is None or best is None:
         return f"{path.name:38} tile failed: {(r.stderr.strip().splitlines() or ['?'])[-1][:80]}"
-    r, _ = opt(orig, "plan-memory{capacity=1 spill=auto}", out)
-    spill = figure(r.stderr, r"spilling reaches is (\d+)")
+    spill = both = None
+    if not args.quick:
+        r, _ = opt(orig, "plan-memory{capacity=1 spill=auto}", out)
+        spill = figure(r.stderr, r"spilling reaches is (\d+)")
+        r, _ = opt(orig, "tile{capacity=min},plan-memory{capacity=1 spill=auto}", out)
+        both = "t/o" if r.stderr.startswith("t/o") else figure(r.stderr, r"spilling reaches is (\d+)")
     r, _ = opt(orig, f"tile{{capacity=min max-extra={args.max_extra:g}}}", out)
     budget = figure(r.stderr, r"→ (\d+) \(capacity")
     budget_macs = extra_pct(r.stderr)
-    r, _ = opt(orig, "tile{capacity=min},plan-memory{capacity=1 spill=auto}", out)
-    both = figure(r.stderr, r"spilling reaches is (\d+)")
     half = lb // 2
     r, secs = opt(orig, f"tile{{capacity={half}}},plan-memory{{capacity={half} spill=auto}},verify-plan", out)
     arena, proof, macs = "-", "-", extra_pct(r.stderr)
@@ -82,7 +105,7 @@ def row(path: pathlib.Path, tmp: pathlib.Path, args) -> str:
                                capture_output=True, text=True)
             proof = "bit-exact" if p.returncode == 0 and "bit-exact" in p.stdout else "FAILED"
     else:
-        arena = "no fit"
+        arena, proof = "no fit", why(r.stderr)
     x = f"{lb / budget:.2f}" if budget else "-"
     return (f"{path.name:38} {lb:>9} {spill or '-':>9} {budget or '-':>9} {x:>5} {budget_macs:>6} {both or '-':>10} "
             f"{arena:>9} {macs:>6} {secs:>5.1f} {proof}")
@@ -94,7 +117,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", default="")
     ap.add_argument("--max-extra", type=float, default=15.0, help="extra MACs allowed, %% of the model's")
     ap.add_argument("--no-proof", action="store_true")
+    ap.add_argument("--quick", action="store_true", help="skip the spill and tile+spill columns (the slowest)")
+    ap.add_argument("--timeout", type=float, default=600.0, help="seconds one tool run may take (t/o past it)")
     args = ap.parse_args(argv)
+    TIMEOUT[0] = args.timeout
     paths = [m for m in models(pathlib.Path(args.cache)) if args.only in m.name]
     if not paths:
         print(f"no vision model under {args.cache} (run bench/models.py once to fetch them)", file=sys.stderr)
