@@ -3,7 +3,8 @@ capacity with the least recomputed MACs, and tile them (issue 34's choice).
 
 The options are priced by :mod:`memopt.passes.tile_options` (upper estimates of the tiled lower
 bound) and chosen by :mod:`memopt.planning.tile_choice`; the chosen runs are rewritten by
-:func:`memopt.passes.tile.tile_ops`, last first, and the lower bound of the result is measured. A
+:func:`memopt.passes.tile.tile_ops` (a convolution split by output channels by
+:func:`memopt.passes.tile_channels.split_channels`), last first, and the lower bound of the result is measured. A
 capacity no choice meets is one located error naming the smallest one that works (within the
 MAC budget), so the user knows what to ask for.
 """
@@ -14,7 +15,8 @@ from xdsl.dialects import func
 
 from memopt.diagnostics import MemoptError
 from memopt.passes.lifetime import analyze_function
-from memopt.passes.tile_rewrite import op_name as _name, tile_ops
+from memopt.passes.tile_channels import channel_split_of, split_channels
+from memopt.passes.tile_rewrite import activations, op_name as _name, tile_ops
 from memopt.passes.tile_options import program_options
 from memopt.planning.bounds import lower_bound_inplace
 from memopt.planning.tile_choice import fit, smallest
@@ -42,8 +44,15 @@ def tile_to_fit(f: func.FuncOp, capacity: int | None, max_extra: float | None) -
     before = max(prog.live) if prog.live else 0
     lines = []
     total_extra = 0
+    active = activations(f.body.blocks[0])
     for o in sorted(choice, key=lambda o: -o.first):
         first, last = prog.ops[o.first], prog.ops[o.last]
+        if o.channels:
+            split = channel_split_of(last, active)
+            assert split is not None
+            split_channels(f, split, o.grid[0], prog.layout)
+            lines.append(f"tile: @{name}: {_name(last.results[0])} in {o.grid[0]} groups of output channels, +0 MACs")
+            continue
         label = f"{_name(first.results[0])}..{_name(last.results[0])}"
         n, _, extra = tile_ops(f, first, last, o.grid)
         total_extra += extra

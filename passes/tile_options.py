@@ -7,7 +7,9 @@ end at a cut (only the run's last result leaves it); in between their ops are th
 :mod:`memopt.passes.tile` accepts. A run is the members ``tile`` would take, found by walking back
 from its last op, so every prefix of one walk is a run with the same patch intervals.
 
-The estimates are upper bounds of the tiled lower bound: at the run's steps the program holds
+An op whose steps are the next op's (a ``get_global`` or a view takes none of its own) costs nothing
+of its own: the next op's bound, untiled or tiled, covers its steps. The estimates are upper
+bounds of the tiled lower bound: at the run's steps the program holds
 what is live across the run untiled (its inputs whole, everything crossing it; in-place sharing
 not counted), the run's output whole, and the largest patch's working set — each member's
 patch-sized result from its op to its last reader, the copies ``extract_slice`` makes where a
@@ -29,6 +31,7 @@ from memopt.dialects.memopt import ComputeOp
 from memopt.executor import window as win
 from memopt.executor.kernels import normalize_kind
 from memopt.passes.lifetime import analyze_function
+from memopt.passes.tile_channels import channel_split_of
 from memopt.passes.tile_rewrite import Spec as _Spec, activations, hw_axes as _hw, spec_of as _spec, value_hw
 from memopt.planning.bounds import inplace_live_profile
 from memopt.planning.tile_choice import Option
@@ -36,6 +39,8 @@ from memopt.planning.tiling import hull, receptive, split
 
 PARTS = (1, 2, 3, 4, 6, 8)
 """Patches along one axis the options try (grids are every pair but 1x1)."""
+CHANNEL_PARTS = (2, 4, 8, 16)
+"""Groups of output channels a split convolution tries."""
 MAX_OPS = 160
 """Longest run, in ops of the block (bounds the search on long programs)."""
 
@@ -48,6 +53,7 @@ class Program:
     live: list[int]
     options: list[Option] = field(default_factory=list)
     total_macs: int = 0
+    layout: str = "NCHW"
 
 
 def _shape(v: SSAValue) -> list[int]:
@@ -80,11 +86,15 @@ def program_options(f: func.FuncOp) -> Program:
 
     num = lf.numbering
     live = [live_at(num.begin[op], num.end[op]) for op in ops]
+    for i in range(len(ops) - 1):
+        if num.begin[ops[i + 1]] <= num.begin[ops[i]] and num.end[ops[i]] <= num.end[ops[i + 1]]:
+            live[i] = 0  # its steps are the next op's (a get_global, a view): that op's bound covers them
     prog = Program(ops, live, total_macs=sum(op.cost.value.data for op in f.body.walk()
                                              if isinstance(op, ComputeOp) and op.cost is not None))
     layout = _layout(f)
     if layout is None:
         return prog
+    prog.layout = layout
     _Search(f, lf, ops, layout, prog).run()
     return prog
 
@@ -134,6 +144,7 @@ class _Search:
         return self.specs[op]
 
     def run(self) -> None:
+        self.channel_options()
         for b, op in enumerate(self.ops):
             if self.cut[b] and op.results and op.results[0] in self.active and self.spec(op) is not None:
                 self.walk(b)
@@ -172,20 +183,41 @@ class _Search:
             op = op.parent_op()  # type: ignore[assignment]
         return op
 
+    def background(self, a: int, b: int, replaced: list[Operation]) -> int:
+        """Bytes live at some step of ops ``a..b`` untiled, less the results of ``replaced``."""
+        num = self.lf.numbering
+        sa, sb = num.begin[self.ops[a]], num.end[self.ops[b]]
+        crossing = (self.b_start <= sb) & (self.b_end > sa)
+        total = int(self.b_size[crossing].sum())
+        for op in replaced:
+            loc = self.lf.storage_of.get(op.results[0])
+            if loc is not None and crossing[loc[0]]:
+                total -= int(self.b_size[loc[0]])
+        return total
+
+    def channel_options(self) -> None:
+        """A convolution split by output channels (:mod:`memopt.passes.tile_channels`) in each
+        of :data:`CHANNEL_PARTS` groups: the untiled background, its output whole, and one
+        group's dequantized filter, bias and output."""
+        for b, op in enumerate(self.ops):
+            s = channel_split_of(op, self.active)
+            if s is None:
+                continue
+            a = min(self.index[d] for d in s.ops)
+            background = self.background(a, b, s.ops) + _bytes(s.conv.results[0])
+            whole = [_bytes(d.results[0]) for d in s.ops]
+            channels = _shape(s.weight.results[0])[0]
+            for parts in CHANNEL_PARTS:
+                if parts <= channels:
+                    self.prog.options.append(Option(a, b, (parts, 1), background + -(-sum(whole) // parts),
+                                                    0, channels=True))
+
     def price(self, a: int, b: int, model: "_RunModel", off: int) -> None:
         """Options for the run ``model.order[off:]`` over ops ``a..b``."""
         order = model.order[off:]
         out = order[-1].results[0]
         out_shape = _shape(out)
-        num = self.lf.numbering
-        sa, sb = num.begin[self.ops[a]], num.end[self.ops[b]]
-        crossing = (self.b_start <= sb) & (self.b_end > sa)
-        background = int(self.b_size[crossing].sum())
-        for op in order:
-            loc = self.lf.storage_of.get(op.results[0])
-            if loc is not None and crossing[loc[0]]:
-                background -= int(self.b_size[loc[0]])
-        background += _bytes(out)
+        background = self.background(a, b, order) + _bytes(out)
         total_base = sum(op.cost.value.data for op in order if isinstance(op, ComputeOp) and op.cost is not None)
         for rows in PARTS:
             for cols in PARTS:
@@ -312,4 +344,4 @@ class _RunModel:
         return peak, int(np.ceil(macs))
 
 
-__all__ = ["MAX_OPS", "PARTS", "Program", "program_options"]
+__all__ = ["CHANNEL_PARTS", "MAX_OPS", "PARTS", "Program", "program_options"]

@@ -200,10 +200,13 @@ def _spec(op: Operation, layout: str) -> _Spec:
 
 def _broadcast_operands(op: ComputeOp, out: list[int], h: int, w: int) -> list[int]:
     """The operands of an element-wise op cut with the patch: those spanning the output's H and W
-    (an operand broadcast along them, such as a per-channel one, is read whole)."""
+    (an operand broadcast along them, such as a per-channel one, is read whole; so is one of
+    rank 0 or 1, which ONNX's BatchNormalization reads per channel)."""
     spatial = []
     for i, v in enumerate(op.inputs):
         shape = _shape(v)
+        if len(shape) <= 1:
+            continue
         vh, vw = value_hw(v, h, w)
         extent = (shape[vh] if vh >= 0 else 1, shape[vw] if vw >= 0 else 1)
         if extent == (out[h], out[w]) and vh >= 0 and vw >= 0:

@@ -4,7 +4,8 @@ recomputation (issue 34's choice) — a covering problem over the program's op p
 The program is a sequence of ops; ``live[i]`` is the memory op ``i`` needs untiled (the lower
 bound's live bytes at its step). A tiling :class:`Option` replaces ops ``first..last`` by their
 patch-by-patch computation, whose memory is ``peak`` at every step of the run and whose cost is
-``extra`` recomputed MACs. Runs of one program never overlap. A capacity ``C`` is met when every op
+``extra`` recomputed MACs (an option may instead split one op by output channels: ``channels``).
+Runs of one program never overlap. A capacity ``C`` is met when every op
 outside the chosen runs has ``live <= C`` and every chosen run has ``peak <= C``.
 
 :func:`fit` finds the options meeting ``C`` with the least total ``extra`` (then the fewest
@@ -33,6 +34,8 @@ class Option:
     """Bytes the program needs at the run's steps, tiled (an upper estimate)."""
     extra: int
     """MACs the halos recompute."""
+    channels: bool = False
+    """Groups of output channels (``grid[0]`` of them) instead of spatial patches."""
 
     @property
     def patches(self) -> int:
