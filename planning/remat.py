@@ -494,7 +494,28 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
     made_from = [ops[p].inputs if p >= 0 else () for p in producer]
     missing_cost: dict[int, float] = {}
     """Per missing tensor, the cost of computing it again with every missing ancestor it needs;
-    valid for one eviction scan (residency does not change during it), cleared by each."""
+    kept across eviction scans, its entries that a residency change can touch dropped by
+    :func:`forget` (each op run changes residency, so clearing it all made every scan walk the
+    same chains again)."""
+    walked: set[int] = set()
+    """The entries of :data:`missing_cost` a walk filled (several missing inputs): the ancestors
+    they depend on have no entries of their own, so every residency change drops them."""
+    children = [sorted({y for c in set(consumers[t]) for y in ops[c].outputs}) for t in range(n_t)]
+
+    def forget(t: int) -> None:
+        """Drop the :data:`missing_cost` entries ``t``'s residency change can touch: ``t``'s, the
+        walked ones, and every entry reached from those through readers that have entries."""
+        if not missing_cost:
+            return
+        stack = [t, *walked]
+        walked.clear()
+        for y in stack:
+            missing_cost.pop(y, None)
+        while stack:
+            for y in children[stack.pop()]:
+                if y in missing_cost:
+                    del missing_cost[y]
+                    stack.append(y)
 
     def missing_inputs(t: int) -> list[int]:
         return [x for x in made_from[t] if not resident[x] and producer[x] >= 0]
@@ -552,6 +573,7 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
             miss = missing_inputs(y)
             if len(miss) > 1:
                 missing_cost[y] = closure_cost(y)
+                walked.add(y)
                 stack.pop()
                 continue
             pending = [z for z in miss if z not in missing_cost]
@@ -626,7 +648,6 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
 
     def evict_one(k: int, need: int) -> None:
         nonlocal mem, n_evict
-        missing_cost.clear()
         unneeded = [t for t in sorted(cache) if wanted(t, k) < 0]
         for t in unneeded:  # kept values no dropped tensor needs any more go first, for free
             _free(t)
@@ -665,16 +686,16 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
         else:
             order = np.lexsort((idx, lb))
             best_t, best_s = -1, math.inf
-            for j in order:
-                if lb[j] > best_s:
+            for bound, t in zip(lb[order].tolist(), idx[order].tolist()):
+                if bound > best_s:
                     break
-                t = int(idx[j])
                 sc = score(t, k, best_s)
                 if sc < best_s or (sc == best_s and t < best_t):
                     best_t, best_s = t, sc
             victim = best_t
         resident[victim] = False
         resident_np[victim] = False
+        forget(victim)
         resident_set.discard(victim)
         if victim in cache:
             cache.discard(victim)
@@ -734,6 +755,7 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
                 if not resident[t]:
                     resident[t] = True
                     resident_np[t] = True
+                    forget(t)
                     resident_set.add(t)
                     mem += sizes[t]
                 last_used[t] = now
@@ -781,6 +803,7 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
         if resident[t]:
             resident[t] = False
             resident_np[t] = False
+            forget(t)
             resident_set.discard(t)
             mem -= sizes[t]
 
