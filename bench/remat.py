@@ -21,6 +21,7 @@ pipeline ``--rematerialize=budget=N --plan-memory`` proven by ``memopt-run --che
 ``lookahead`` on a 5,000-op transformer at 50 %.
 
     python bench/remat.py [--models] [--cache DIR] [--chain-max 64] [--seed 0] [--prove] [--optimal]
+                          [--optimal-only WORD,...] [--sections graphs,logs,chain,time]
 """
 
 from __future__ import annotations
@@ -183,11 +184,12 @@ working set, so that 50 % of the lower bound (30 % for DenseNet and U-Net) is ab
 and the LSTM's small logs never get under 50 % (a stem convolution's or a step's working set)."""
 
 
-def optimum_table() -> None:
+def optimum_table(only: tuple[str, ...] = ()) -> None:
     """The optimum (Checkmate's integer program on CP-SAT, default work) beside every heuristic
     at 50 % and 30 % of the lower bound: the small logs, the activation-heavy small logs
     (:data:`REFERENCE`) and the generated training graphs. ``over optimum``: lookahead's overhead
-    over the optimum's, and its recompute cost over the optimum's (the stricter measure)."""
+    over the optimum's, and its recompute cost over the optimum's (the stricter measure). ``only``:
+    the graphs whose name contains one of these (empty: all)."""
     from memopt.planning.remat import working_set_bound
     from memopt.planning.remat_optimal import solve
     from memopt.planning.training_logs import LOGS, SMALL
@@ -195,6 +197,7 @@ def optimum_table() -> None:
     graphs = [(f"{name} (small)", make(seed=0, **SMALL[name])) for name, make in LOGS.items()]
     graphs += [(f"{name} (reference)", LOGS[name](seed=0, **kn)) for name, kn in REFERENCE.items()]
     graphs += [(name, TRAINING_GRAPHS[name]()) for name in ("resnet-20", "unet-4", "transformer-4")]
+    graphs = [(name, g) for name, g in graphs if not only or any(w in name for w in only)]
     print("\n### Against the optimum (Checkmate's integer program, CP-SAT, default work)\n")
     print("| graph | ops | budget | optimum | proven (bound) | " + " | ".join(HEURISTICS)
           + " | lookahead over optimum: overhead / recompute cost | s |")
@@ -270,7 +273,38 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--prove", action="store_true", help="prove the logs' rewrites at 50 %% and 30 %% (slow)")
     ap.add_argument("--optimal", action="store_true",
                     help="the optimum on small logs and the generated graphs at 50/30 %% (slow: an hour)")
+    ap.add_argument("--optimal-only", default="",
+                    help="comma-separated words: the optimum only on graphs whose name contains one")
+    ap.add_argument("--sections", default=",".join(SECTIONS),
+                    help=f"comma-separated, of {', '.join(SECTIONS)} (default: all; --optimal adds its table)")
     args = ap.parse_args(argv)
+    sections = set(args.sections.split(","))
+    if sections - set(SECTIONS):
+        ap.error(f"unknown section '{sorted(sections - set(SECTIONS))[0]}' (expected: {', '.join(SECTIONS)})")
+    if "graphs" in sections:
+        training_graph_tables()
+    if "logs" in sections:
+        met, missed, compared, below = real_logs(args.seed, args.prove)
+        print(f"\n# real-architecture logs: of {met} (budget, eager DTR score) pairs the eager simulator meets, "
+              f"lookahead misses {missed}; at 50 % and 30 % lookahead's overhead is at or below h_DTR^eq's on "
+              f"{below} of {compared} budgets both meet")
+    if args.optimal:
+        optimum_table(tuple(w for w in args.optimal_only.split(",") if w))
+    if "chain" in sections:
+        chain_vs_optimum(args.chain_max)
+    if "time" in sections:
+        time_large()
+    if args.models:
+        model_tables(args.cache)
+    return 0
+
+
+SECTIONS = ("graphs", "logs", "chain", "time")
+"""The parts of the run ``--sections`` selects, in the order they print."""
+
+
+def training_graph_tables() -> None:
+    """The generated training graphs' tables and lookahead's wins and losses against dtr."""
     wins = losses = compared = 0
     for name, make in TRAINING_GRAPHS.items():
         g = make()
@@ -285,42 +319,43 @@ def main(argv: list[str] | None = None) -> int:
                 wins += 1
     print(f"\n# training graphs: lookahead vs dtr overhead at {compared} budgets either meets: "
           f"lower on {wins}, higher on {losses}")
-    met, missed, compared, below = real_logs(args.seed, args.prove)
-    print(f"\n# real-architecture logs: of {met} (budget, eager DTR score) pairs the eager simulator meets, "
-          f"lookahead misses {missed}; at 50 % and 30 % lookahead's overhead is at or below h_DTR^eq's on "
-          f"{below} of {compared} budgets both meet")
-    if args.optimal:
-        optimum_table()
-    chain_vs_optimum(args.chain_max)
+
+
+def time_large() -> None:
+    """``lookahead`` on a 5,000-op transformer at 50 %: wall and CPU seconds (the two differ on a
+    loaded machine)."""
     g = transformer(layers=190, seq=64, dim=128)
     lb = live_peak(g)
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     r = rematerialize(g, lb // 2, "lookahead")
     print(f"\n# time: lookahead on a {len(g.ops)}-op transformer at 50 % of its lower bound: "
-          f"{time.perf_counter() - t:.1f} s (overhead {r.overhead:.3f}, {r.cloned} ops cloned)")
-    if args.models:
-        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-        import io
-        import pathlib
+          f"{time.perf_counter() - t:.1f} s ({time.process_time() - c:.1f} s CPU; overhead {r.overhead:.3f}, "
+          f"{r.cloned} ops cloned)")
 
-        import models
-        from xdsl.dialects import func
-        from xdsl.printer import Printer
 
-        from memopt.importers.api import import_model
-        from memopt.passes.rematerialize import remat_graph
+def model_tables(cache: str) -> None:
+    """Every real model of ``bench/models.py`` (inference graphs)."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import io
+    import pathlib
 
-        for path in models.fetch(pathlib.Path(args.cache)):
-            try:
-                r = import_model(str(path), models.input_shapes_for(path))
-            except Exception as e:  # noqa: BLE001
-                print(f"\n### {path.name}: import error {str(e)[:60]}")
-                continue
-            out = io.StringIO()
-            Printer(stream=out).print_op(r.module)
-            f = next(o for o in r.module.body.block.ops if isinstance(o, func.FuncOp) and o.body.blocks)
-            table(path.name, remat_graph(f, 16).graph, out.getvalue())
-    return 0
+    import models
+    from xdsl.dialects import func
+    from xdsl.printer import Printer
+
+    from memopt.importers.api import import_model
+    from memopt.passes.rematerialize import remat_graph
+
+    for path in models.fetch(pathlib.Path(cache)):
+        try:
+            r = import_model(str(path), models.input_shapes_for(path))
+        except Exception as e:  # noqa: BLE001
+            print(f"\n### {path.name}: import error {str(e)[:60]}")
+            continue
+        out = io.StringIO()
+        Printer(stream=out).print_op(r.module)
+        f = next(o for o in r.module.body.block.ops if isinstance(o, func.FuncOp) and o.body.blocks)
+        table(path.name, remat_graph(f, 16).graph, out.getvalue())
 
 
 if __name__ == "__main__":
