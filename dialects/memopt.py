@@ -73,6 +73,7 @@ from xdsl.traits import (
     HasParent,
     IsTerminator,
     NoMemoryEffect,
+    OpTrait,
     SymbolOpInterface,
     SymbolTable,
 )
@@ -155,6 +156,12 @@ def _print_extra_attrs(printer: Printer, attrs: Mapping[str, Attribute]) -> None
 
 
 # --------------------------------------------------------------------------- types / attrs
+
+
+class OffArena(OpTrait):
+    """The op reads a weight off chip or stages one on its way in (``get_global``, ``dma_start``,
+    ``dma_wait``): it neither makes nor reads storage of the on-chip arena, and neither do views
+    of its results."""
 
 
 @irdl_attr_definition
@@ -283,7 +290,7 @@ class GetGlobalOp(IRDLOperation):
     name_ = prop_def(SymbolRefAttr, prop_name="name")
     result = result_def(TensorType)
 
-    traits = traits_def(NoMemoryEffect())
+    traits = traits_def(NoMemoryEffect(), OffArena())
 
     assembly_format = "$name `:` type($result) attr-dict"
 
@@ -367,6 +374,8 @@ class DmaStartOp(IRDLOperation):
     offset = prop_def(IntegerAttr[I64])
     token = result_def(TokenType)
 
+    traits = traits_def(OffArena())
+
     def __init__(
         self,
         src: str | SymbolRefAttr,
@@ -448,6 +457,8 @@ class DmaWaitOp(IRDLOperation):
 
     token = operand_def(TokenType)
     result = result_def(TensorType)
+
+    traits = traits_def(OffArena())
 
     assembly_format = "$token attr-dict `:` type($result)"
 
@@ -990,6 +1001,7 @@ Memopt = Dialect(
 
 __all__ = [
     "ARG_OFFSETS_ATTR",
+    "OffArena",
     "IDENT_ATTR",
     "CopyOp",
     "memory_of",

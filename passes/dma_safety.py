@@ -34,45 +34,27 @@ from xdsl.ir import Block, Operation, SSAValue
 
 from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError
-from memopt.dialects.memopt import DmaStartOp, DmaWaitOp, IfOp, LoopOp, ViewOp, byte_size
+from memopt.dialects.memopt import DmaStartOp, DmaWaitOp, LoopOp, ViewOp, byte_size
 from memopt.passes.dma_profile import global_size
 from memopt.passes.dma_regions import cut_function, region_of
-from memopt.planning import Path, exclusive
+from memopt.planning import exclusive
 from memopt.passes.dma_layout import check_dma_layout
-from memopt.passes.lifetime import planned_functions
+from memopt.passes.lifetime import MemoptFlavour, planned_functions
+from memopt.passes.lifetime_core import Numbering, number_ops
 
 
-@dataclass
-class Numbering:
-    """Begin/end step of every op (nested ops inside their parent's span), path per block."""
+class _EveryOpAStep(MemoptFlavour):
+    """The memopt dialect with DMA ops and weight reads stepped like any other op: here they
+    are what is checked."""
 
-    begin: dict[Operation, int]
-    end: dict[Operation, int]
-    path: dict[Block, Path]
+    def takes_no_step(self, op: Operation) -> bool:
+        return False
 
 
 def number_all(body: Block) -> Numbering:
-    num = Numbering({}, {}, {})
-    ifs = [0]
-
-    def walk(block: Block, step: int, path: Path) -> int:
-        num.path[block] = path
-        for op in block.ops:
-            num.begin[op] = step
-            step += 1
-            if op.regions:
-                if_id = ifs[0]
-                ifs[0] += 1
-                for k, region in enumerate(op.regions):
-                    sub = path + ((if_id, k),) if isinstance(op, IfOp) else path
-                    for b in region.blocks:
-                        step = walk(b, step, sub)
-            num.end[op] = step
-            step += 1
-        return step
-
-    walk(body, 0, ())
-    return num
+    """Every op a step of its own, the branches of an ``if`` one after the other, each with its
+    own path (the shared numbering, :mod:`memopt.passes.lifetime_core`)."""
+    return number_ops(body, _EveryOpAStep(), overlay=False, exclusive=True)
 
 
 @dataclass

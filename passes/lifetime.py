@@ -1,9 +1,9 @@
 """Lifetime analysis: from a function in the memopt dialect to an IR-free planning problem.
 
-Steps are one global numbering of the function's ops in program order. A simple op takes one
-step. A region op (``memopt.if``, ``memopt.loop``, or any other op with regions) takes a *begin*
-step, where it reads its operands, then its regions' ops, then an *end* step, where its results
-are complete; so nested ops are numbered inside their parent's span.
+Steps, use steps and spans follow the rules both IR flavours share
+(:mod:`memopt.passes.lifetime_core`), over :class:`MemoptFlavour`: ``memopt.if`` is the
+branch, every other region op (``memopt.loop``, or one of unknown meaning) iterates, and an op
+off the arena (:func:`off_arena`) takes no step.
 
 How the branches of an ``if`` are numbered is the control-flow mode:
 
@@ -23,12 +23,9 @@ sound on its own (below) but none contains another's conflicts: a serial plan ma
 buffers the joint analysis keeps apart, and vice versa. ``verify-plan`` therefore re-checks a
 plan in the numbering its recorded mode names (:func:`numbering_of_plan`).
 
-Why every numbering is sound: on any execution path, the ops that run appear in the numbering
-in program order (a taken branch's ops in ``serial`` are a run of consecutive steps; in the
-overlaid ``flat``/``joint`` numbering they follow the ``if``'s begin step). So if a buffer's
-interval covers every step at which the path writes or reads its storage, its storage is
-needed at run time only inside that interval, and two buffers whose intervals are disjoint are
-never needed at once on any path. ``joint`` adds exclusivity: tensors of different branches of
+Why every numbering is sound: see :mod:`memopt.passes.lifetime_core` (a taken branch's ops in
+``serial`` are a run of consecutive steps; in the overlaid ``flat``/``joint`` numbering they
+follow the ``if``'s begin step). ``joint`` adds exclusivity: tensors of different branches of
 one ``if`` never exist on the same path.
 
 Storage (the planning unit, a :class:`~memopt.planning.Buffer`):
@@ -43,8 +40,8 @@ Storage (the planning unit, a :class:`~memopt.planning.Buffer`):
   the result's storage, and the value keeps its own buffer;
 * ``memopt.view`` results alias their source (a read dependency): no buffer of their own, the
   source's buffer lives as long as its last alias (views of off-chip weights stay off-chip);
-* ``memopt.get_global`` results are off-chip, ``memopt.dma_wait`` results live in the DMA
-  staging buffers: neither takes arena space.
+* results of ops off the arena (``memopt.get_global``: off chip; ``memopt.dma_wait``: in the
+  DMA staging buffers) take no arena space.
 
 A buffer lives from the step that defines it to one past its last use (half-open). Function
 arguments start at step 0 and the returned values are used by the return op, the last step;
@@ -79,7 +76,7 @@ derived from it (conservative).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import StringAttr, TensorType
@@ -90,11 +87,12 @@ from memopt.dialects.errors import value_location_op
 from memopt.dialects.planned import check_calls, planned_functions
 from memopt.dialects.walk import walk
 from memopt.dialects.memopt import (
-    ComputeOp, CopyOp, DmaStartOp, DmaWaitOp, GetGlobalOp, IfOp, LoopOp, PLAN_ATTR, PlanAttr, ViewOp, byte_size,
-    memory_of,
+    ComputeOp, CopyOp, IfOp, LoopOp, OffArena, PLAN_ATTR, PlanAttr, ViewOp, byte_size, memory_of,
 )
 from memopt.planning import Buffer, Overwrite, Path, Problem, PlanningError, align_up
 from memopt.planning.control_flow import IfSpan
+from memopt.passes.lifetime_core import Flavour, Numbering, UseSteps, if_spans
+from memopt.passes.lifetime_core import number_ops as number_with
 from memopt.passes.names import display_names
 
 NUMBERINGS = ("serial", "flat", "joint")
@@ -102,93 +100,42 @@ CONTROL_FLOW_MODES = ("flat", "serial", "merge", "joint")
 """Modes of ``plan-memory``'s ``control-flow`` option (``merge`` is numbered as ``joint``)."""
 
 
-@dataclass
-class Numbering:
-    """Begin/end step of every op, and the branch path of every block."""
+class MemoptFlavour(Flavour):
+    """The memopt dialect for the shared rules: ``memopt.if`` is the branch; every other region
+    op (``memopt.loop``, an unknown one) iterates; an op off the arena takes no step."""
 
-    begin: dict[Operation, int] = field(default_factory=dict)
-    end: dict[Operation, int] = field(default_factory=dict)
-    path: dict[Block, Path] = field(default_factory=dict)
-    if_ids: dict[Operation, int] = field(default_factory=dict)
-    last_step: int = 0
+    def is_branch(self, op: Operation) -> bool:
+        return isinstance(op, IfOp)
+
+    def takes_no_step(self, op: Operation) -> bool:
+        return off_arena(op)
+
+
+MEMOPT = MemoptFlavour()
 
 
 def number_ops(body: Block, mode: str = "serial") -> Numbering:
-    """Number the ops of a function body (see module docstring for the modes)."""
+    """Number the ops of a function body in a control-flow mode (see module docstring)."""
     if mode == "merge":
         mode = "joint"
     if mode not in NUMBERINGS:
         raise ValueError(f"unknown control-flow mode '{mode}'")
-    num = Numbering()
-
-    def walk_block(block: Block, step: int, path: Path) -> int:
-        num.path[block] = path
-        for op in block.ops:
-            step = walk_op(op, step, path)
-        return step
-
-    def walk_op(op: Operation, step: int, path: Path) -> int:
-        num.begin[op] = step
-        if _takes_no_step(op):
-            num.end[op] = step
-            return step
-        if not op.regions:
-            num.end[op] = step
-            return step + 1
-        step += 1
-        if isinstance(op, IfOp) and mode != "serial":
-            if_id = num.if_ids.setdefault(op, len(num.if_ids))
-            after = step
-            for k, region in enumerate((op.then_region, op.else_region)):
-                branch_path = path + ((if_id, k),) if mode == "joint" else path
-                s = step
-                for block in region.blocks:
-                    s = walk_block(block, s, branch_path)
-                after = max(after, s)
-            step = after
-        else:
-            if isinstance(op, IfOp):
-                num.if_ids.setdefault(op, len(num.if_ids))
-            for region in op.regions:
-                for block in region.blocks:
-                    step = walk_block(block, step, path)
-        num.end[op] = step
-        return step + 1
-
-    num.last_step = walk_block(body, 0, ()) - 1
-    return num
+    return number_with(body, MEMOPT, overlay=mode != "serial", exclusive=mode == "joint")
 
 
-def _takes_no_step(op: Operation) -> bool:
-    """DMA ops (``dma_start``, ``dma_wait`` and views of ``dma_wait`` results) and off-chip reads
-    (``get_global`` and views of it) neither make nor read arena storage and take no step of
-    their own (they get the next op's step). Why: the arena plan must not depend on where
-    ``insert-dma`` puts the first, or whether it erases the second once their weights arrive by
-    DMA — a plan made before ``insert-dma`` must hold after it (in the overlaid numberings, ops
-    added to or removed from one branch would shift it against the other)."""
-    if isinstance(op, (DmaStartOp, DmaWaitOp, GetGlobalOp)):
-        return True
-    while isinstance(op, ViewOp) and isinstance(op.source, OpResult):
-        op = op.source.op
-        if isinstance(op, (DmaWaitOp, GetGlobalOp)):
+def off_arena(op: Operation) -> bool:
+    """Whether ``op`` neither makes nor reads arena storage: it carries the dialect's
+    :class:`~memopt.dialects.memopt.OffArena` trait (weight reads and their staging), or it is
+    a view of such an op's result. Such ops take no step of their own (they get the next op's):
+    the arena plan must not depend on where weights are staged or whether they are read
+    directly — a plan made before weights are staged must hold after (in the overlaid
+    numberings, ops added to or removed from one branch would shift it against the other)."""
+    while True:
+        if op.has_trait(OffArena, value_if_unregistered=False):
             return True
-    return False
-
-
-def if_spans(num: Numbering) -> list[IfSpan]:
-    """Every ``if`` of a numbering as an :class:`IfSpan` (meaningful for the joint numbering).
-
-    The span covers the steps of the branches' ops, from the step after the ``if``'s begin to
-    its end step (excluded): every tensor of a branch lives there, since the branch's last op,
-    its yield, comes right before the end step. (At least one step, for degenerate ifs.)
-    """
-    spans = []
-    for op, if_id in num.if_ids.items():
-        block = op.parent_block()
-        path = num.path.get(block, ()) if block is not None else ()
-        start = num.begin[op] + 1
-        spans.append(IfSpan(if_id, path, start, max(num.end[op], start + 1), 2))
-    return sorted(spans, key=lambda s: s.if_id)
+        if not isinstance(op, ViewOp) or not isinstance(op.source, OpResult):
+            return False
+        op = op.source.op
 
 
 def _yield_aliases(body: Block) -> dict[SSAValue, SSAValue]:
@@ -216,49 +163,6 @@ def _yield_aliases(body: Block) -> dict[SSAValue, SSAValue]:
                     ):
                         aliases[v] = res
     return aliases
-
-
-_NOT_NESTED = object()
-
-
-def _use_step(user: Operation, home: Block, num: Numbering, between: dict) -> int | None:
-    """The step at which ``user`` reads a value defined in ``home`` (None: not nested in it).
-
-    The user's own step when only ``if`` ops lie between it and ``home``; otherwise the end
-    step of the outermost loop (or unknown region op) in between (see module docstring).
-    ``between`` memoises that op per (block, home), so the uses of a value deep inside nested
-    regions cost the climb once, not once per use.
-    """
-    if user.parent_block() is home:
-        return num.begin[user]
-    loop = _outermost_between(user.parent_block(), home, between)
-    if loop is _NOT_NESTED:
-        return None
-    return num.begin[user] if loop is None else num.end[loop]
-
-
-def _outermost_between(block: Block | None, home: Block, memo: dict):
-    """The non-``if`` region op nearest to ``home`` among the ancestors of ``block`` below it
-    (None: only ``if`` ops; ``_NOT_NESTED``: ``block`` is not inside ``home``)."""
-    climbed: list[tuple[Block, Operation]] = []
-    answer = _NOT_NESTED
-    while block is not None:
-        if block is home:
-            answer = None
-            break
-        if (block, home) in memo:
-            answer = memo[(block, home)]
-            break
-        op = block.parent_op()
-        if op is None:
-            break
-        climbed.append((block, op))
-        block = op.parent_block()
-    for b, op in reversed(climbed):  # from nearest home down: the nearest non-if op wins
-        if answer is not _NOT_NESTED and answer is None and not isinstance(op, IfOp):
-            answer = op
-        memo[(b, home)] = answer
-    return answer
 
 
 def _earliest_write(op: IfOp, k: int, num: Numbering, aliases: dict[SSAValue, SSAValue]) -> int:
@@ -324,6 +228,7 @@ def analyze_function(
         raise MemoptError("cannot plan a function declaration without a body", f)
     body = f.body.blocks[0]
     num = number_ops(body, mode)
+    steps = UseSteps(num, MEMOPT)
 
     storage_of: dict[SSAValue, tuple[int, int]] = {}
     owner: list[SSAValue] = []
@@ -364,11 +269,8 @@ def analyze_function(
             continue
         if memory is not None and not isinstance(op, (CopyOp, ViewOp)):
             continue  # an off-chip memory holds copies (and views of them) only
-        if isinstance(op, GetGlobalOp):
-            offchip.add(op.result)
-            continue
-        if isinstance(op, DmaWaitOp):
-            offchip.add(op.result)
+        if op.has_trait(OffArena, value_if_unregistered=False):
+            offchip.update(op.results)
             continue
         if isinstance(op, ViewOp):
             src = op.source
@@ -400,19 +302,18 @@ def analyze_function(
                 if loc is not None and owner[loc[0]] is res:
                     start[loc[0]] = _earliest_write(op, k, num, aliases)
 
-    # Last use of each buffer, through aliases (see _use_step for uses in nested regions).
+    # Last use of each buffer, through aliases (the shared use-step rule for nested regions).
     end = [s + 1 for s in start]
     blocks_of_value: dict[SSAValue, Block] = {}
     for value, (b, _) in storage_of.items():
         blocks_of_value[value] = value.block if isinstance(value, BlockArgument) else value.op.parent_block()
-    between: dict = {}
     for value, (b, _) in storage_of.items():
         home = blocks_of_value[value]
         for use in value.uses:
             user = use.operation
-            step = _use_step(user, home, num, between)
-            if step is None:  # used outside its scope: verifier should have caught it
+            if not steps.inside(user, home):  # used outside its scope: verifier should have caught it
                 raise MemoptError(f"value '{value.name_hint or '?'}' used outside its scope", user)
+            step = steps.at(user, home)
             if isinstance(value, OpResult) and step <= num.begin[value.op]:
                 # xDSL does not check dominance: a use before the definition would be dropped
                 # from the lifetime and the plan would be silently wrong.
@@ -424,7 +325,7 @@ def analyze_function(
             for res in op.results:
                 if res in storage_of:
                     b = storage_of[res][0]
-                    end[b] = max(end[b], num.end[op] + 1)
+                    end[b] = num.held_over(op, end[b] - 1)
     # Returned values (and function arguments, which the caller owns) stay to the end.
     final = num.last_step + 1
     ret = body.last_op
@@ -509,7 +410,7 @@ def take_body(f: func.FuncOp, src: func.FuncOp) -> None:
 
 
 __all__ = [
-    "CONTROL_FLOW_MODES", "NUMBERINGS", "FunctionLifetimes", "IfSpan", "Numbering",
-    "analyze_function", "align_up", "check_calls", "if_spans", "number_ops", "numbering_of_plan", "NUMBERING_ATTR", "plan_numbering", "planned_functions",
+    "CONTROL_FLOW_MODES", "MEMOPT", "NUMBERINGS", "FunctionLifetimes", "IfSpan", "MemoptFlavour", "Numbering",
+    "analyze_function", "off_arena", "align_up", "check_calls", "if_spans", "number_ops", "numbering_of_plan", "NUMBERING_ATTR", "plan_numbering", "planned_functions",
     "value_location_op", "value_names",
 ]

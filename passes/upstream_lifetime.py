@@ -1,8 +1,9 @@
 """Lifetime analysis of upstream MLIR after bufferization: the tracer that turns the buffers of a
 function (``memref.alloc``/``alloca``, ``bufferization.clone``) into an IR-free planning problem.
 
-The rules are the ones :mod:`memopt.passes.lifetime` applies to the memopt dialect, for the ops
-compiler flows hold after bufferization:
+Steps and use steps are the rules both flavours share (:mod:`memopt.passes.lifetime_core`)
+over :class:`MemrefFlavour`; what a buffer is, what aliases it and what makes it escape are
+this module's, for the ops compiler flows hold after bufferization:
 
 * **one global numbering**: every op one step in program order, the ops of nested regions
   numbered inside their parent's span; the regions of an ``scf.if`` / ``scf.index_switch`` /
@@ -51,6 +52,7 @@ from memopt.dialects.ownership import DeallocOp
 from memopt.dialects.structured import StructuredOp
 from memopt.dialects.upstream_attrs import is_upstream  # noqa: F401 - re-exported
 from memopt.planning import Buffer, Problem
+from .lifetime_core import Flavour, Numbering, UseSteps, number_ops
 from .upstream_calls import call_scratch
 
 ALLOCS = (memref.AllocOp, memref.AllocaOp, CloneOp)
@@ -141,50 +143,39 @@ def byte_size(t: MemRefType) -> int:
 # ---------------------------------------------------------------------- numbering
 
 
-def _number(body: Block):
-    """Begin/end step of every op and the branch path of every block. The regions of a
-    branching op are overlaid on the same steps (after its begin) and marked exclusive through
-    their path, as memopt's joint numbering does for ``memopt.if``: sound because on any path
-    the ops that run appear in program order, and two branches never run together."""
-    begin: dict[Operation, int] = {}
-    end: dict[Operation, int] = {}
-    path_of: dict[Block, tuple] = {}
-    ifs = 0
+class MemrefFlavour(Flavour):
+    """Upstream MLIR for the shared rules: ``scf.if`` / ``scf.index_switch`` / ``affine.if`` are
+    branches; they and ``scf.execute_region`` run their regions once; a structured (linalg) op is
+    a kernel, one step (its body is scalar code over elements); any other region op iterates."""
 
-    def walk(block: Block, step: int, path: tuple) -> int:
-        nonlocal ifs
-        path_of[block] = path
-        for op in block.ops:
-            begin[op] = step
-            step += 1
-            if isinstance(op, StructuredOp):  # its body is scalar code over elements: one step
-                end[op] = step
-                continue
-            if isinstance(op, BRANCHING):
-                if_id = ifs
-                ifs += 1
-                last = step
-                for k, region in enumerate(op.regions):
-                    s = step
-                    for b in region.blocks:
-                        s = walk(b, s, path + ((if_id, k),))
-                    last = max(last, s)
-                step = last
-            else:
-                for region in op.regions:
-                    for b in region.blocks:
-                        step = walk(b, step, path)
-            end[op] = step
-            if op.regions:
-                step += 1
-        return step
+    def is_branch(self, op: Operation) -> bool:
+        return isinstance(op, BRANCHING)
 
-    walk(body, 0, ())
-    return begin, end, path_of
+    def runs_once(self, op: Operation) -> bool:
+        return isinstance(op, PASS_THROUGH)
+
+    def is_kernel(self, op: Operation) -> bool:
+        return isinstance(op, StructuredOp)
+
+
+MEMREF = MemrefFlavour()
+
+
+def number(body: Block) -> Numbering:
+    """The planner's numbering: the regions of a branching op overlaid on the same steps and
+    exclusive, as memopt's joint numbering does for ``memopt.if`` (sound because on any path the
+    ops that run appear in program order, and two branches never run together)."""
+    return number_ops(body, MEMREF, overlay=True, exclusive=True)
+
+
+def serial_numbering(body: Block) -> Numbering:
+    """Every region numbered after the previous one, branches included (what an eager pool,
+    which cannot know only one branch runs, sees)."""
+    return number_ops(body, MEMREF, overlay=False, exclusive=False)
 
 
 def _loop_like(op: Operation) -> bool:
-    return bool(op.regions) and not isinstance(op, (*PASS_THROUGH, func.FuncOp, StructuredOp))
+    return MEMREF.iterates(op)
 
 
 # ---------------------------------------------------------------------- tracing
@@ -201,26 +192,23 @@ class _Trace:
     """The loop that carries this buffer (allocated in its body) to its next iteration."""
 
 
-class _Tracer:
-    def __init__(self, f: func.FuncOp):
+class BufferTracer:
+    """Follows a buffer through its aliases to its last access and what it escapes by, in a
+    numbering of ``f`` (the planner's, :func:`number`, unless given)."""
+
+    def __init__(self, f: func.FuncOp, num: Numbering | None = None):
         self.f = f
-        self.begin, self.end, self.path_of = _number(f.body.blocks[0])
+        self.num = num if num is not None else number(f.body.blocks[0])
+        self.steps = UseSteps(self.num, MEMREF)
 
     def use_step(self, user: Operation, root: Operation) -> int:
-        """Step at which ``user`` accesses a buffer defined by ``root``: its own, or the end of
-        the outermost loop around it that does not also hold ``root``."""
-        step = self.begin[user]
-        op = user
-        while True:
-            parent = op.parent_op()
-            if parent is None or isinstance(parent, func.FuncOp) or parent.is_ancestor(root):
-                return step
-            if _loop_like(parent):
-                step = self.end[parent]
-            op = parent
+        """Step at which ``user`` accesses a buffer defined by ``root`` (the shared rule)."""
+        home = root.parent_block()
+        assert home is not None
+        return self.steps.at(user, home)
 
     def trace(self, root: Operation) -> _Trace:
-        t = _Trace(self.begin[root])
+        t = _Trace(self.num.begin[root])
         work: list[SSAValue] = [root.results[0]]
         seen: set[SSAValue] = set()
         while work and t.escape is None:
@@ -399,7 +387,7 @@ def analyze_upstream(f: func.FuncOp, space: int = 0, alignment: int = 1) -> Upst
             lt.remarks.append((f, "not planned: it has unstructured control flow (a region of several blocks: "
                                   "cf branches), so its buffers are left as they are"))
         return lt
-    tracer = _Tracer(f)
+    tracer = BufferTracer(f)
     candidates: dict[Operation, _Trace] = {}
     for op in walk(f.body):
         if not isinstance(op, ALLOCS) or not isinstance(op.results[0].type, MemRefType):
@@ -518,7 +506,7 @@ def _unstructured(f: func.FuncOp) -> bool:
     return len(f.body.blocks) > 1 or any(len(r.blocks) > 1 for op in walk(f.body) for r in op.regions)
 
 
-def _call_scratch(tracer: _Tracer, lt: UpstreamLifetimes, alignment: int, names: _Names) -> list[Buffer]:
+def _call_scratch(tracer: BufferTracer, lt: UpstreamLifetimes, alignment: int, names: _Names) -> list[Buffer]:
     """A buffer per call to a planned function that takes its arena as an argument: the
     callee's scratch, live for the call (:mod:`memopt.passes.upstream_calls`)."""
     buffers = []
@@ -527,23 +515,24 @@ def _call_scratch(tracer: _Tracer, lt: UpstreamLifetimes, alignment: int, names:
         if scratch is None:
             continue
         size, align = scratch
-        step = tracer.begin[op]
+        step = tracer.num.begin[op]
         name = names.take_name(scratch_name(op))
-        buffers.append(Buffer(name, size, step, step + 1, max(alignment, align), tracer.path_of.get(op.parent_block(), ())))
+        buffers.append(Buffer(name, size, step, step + 1, max(alignment, align), tracer.num.path.get(op.parent_block(), ())))
         lt.allocs.append(op)
     return buffers
 
 
-def _buffers(tracer: _Tracer, op: Operation, t: _Trace, name: str, alignment: int) -> list[Buffer]:
+def _buffers(tracer: BufferTracer, op: Operation, t: _Trace, name: str, alignment: int) -> list[Buffer]:
     size = byte_size(op.results[0].type)
     own = getattr(op, "alignment", None)
     align = max(alignment, own.value.data if own is not None else 1)
     home = op.parent_block()
+    num = tracer.num
     if t.carried_by is None:
-        return [Buffer(name, size, tracer.begin[op], t.last + 1, max(1, align), tracer.path_of.get(home, ()))]
+        return [Buffer(name, size, num.begin[op], t.last + 1, max(1, align), num.path.get(home, ()))]
     loop = t.carried_by
-    start, stop = tracer.begin[loop], max(t.last, tracer.end[loop]) + 1
-    path = tracer.path_of.get(loop.parent_block(), ())
+    start, stop = num.begin[loop], num.held_over(loop, t.last)
+    path = num.path.get(loop.parent_block(), ())
     return [Buffer(f"{name}#{k}", size, start, stop, max(1, align), path) for k in (0, 1)]
 
 
@@ -570,5 +559,5 @@ class _Names:
         return name
 
 
-__all__ = ["carried_as", "lives_on_as", "loop_inits", "scratch_name", "ALLOCS", "DEALLOCS", "VIEWS", "UpstreamLifetimes", "analyze_upstream", "byte_size", "element_bytes",
+__all__ = ["BufferTracer", "MEMREF", "MemrefFlavour", "Numbering", "number", "serial_numbering", "carried_as", "lives_on_as", "loop_inits", "scratch_name", "ALLOCS", "DEALLOCS", "VIEWS", "UpstreamLifetimes", "analyze_upstream", "byte_size", "element_bytes",
            "is_identity_layout", "is_upstream", "memory_space", "memory_spaces", "plannable"]

@@ -19,7 +19,7 @@ from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 
 from memopt.dialects.walk import walk
 from .upstream_dma import STAGING_ATTR
-from .upstream_lifetime import BRANCHING, VIEWS, _number
+from .upstream_lifetime import BRANCHING, VIEWS, number
 from .upstream_plan_io import ArenaPlan
 from .upstream_calls import call_scratch
 
@@ -41,7 +41,8 @@ class Branch:
 
 def branch_spans(f: func.FuncOp) -> list[Branch]:
     """Every branch of every branching op of ``f``, in the numbering the reader traces in."""
-    begin, _, path_of = _number(f.body.blocks[0])
+    num = number(f.body.blocks[0])
+    begin, path_of = num.begin, num.path
     out = []
     for op in walk(f.body):
         if not isinstance(op, BRANCHING):

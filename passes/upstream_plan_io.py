@@ -24,7 +24,7 @@ from memopt.diagnostics import MemoptError
 from memopt.dialects.upstream_attrs import ARENA_ARG_ATTR, ARENA_ATTR, ARENA_SIZE_ATTR, SPACE_SIZES_ATTR
 from memopt.planning import Buffer, Problem
 
-from .upstream_lifetime import _Names, _Tracer, byte_size, memory_space
+from .upstream_lifetime import BufferTracer, _Names, byte_size, memory_space
 
 
 @dataclass
@@ -61,7 +61,7 @@ def is_planned(f: func.FuncOp) -> bool:
 def read_upstream_plan(f: func.FuncOp) -> list[ArenaPlan]:
     """Every arena of planned upstream function ``f`` with its buffers, lifetimes and offsets.
     A view whose offset the reader cannot tell is a located error (the plan is not explicit)."""
-    tracer = _Tracer(f)
+    tracer = BufferTracer(f)
     plans = []
     for arena in arenas(f):
         t = arena.type
@@ -71,7 +71,7 @@ def read_upstream_plan(f: func.FuncOp) -> list[ArenaPlan]:
     return plans
 
 
-def _read_arena(f: func.FuncOp, tracer: _Tracer, arena: SSAValue, space: int, size: int) -> ArenaPlan:
+def _read_arena(f: func.FuncOp, tracer: BufferTracer, arena: SSAValue, space: int, size: int) -> ArenaPlan:
     buffers: list[Buffer] = []
     offsets: list[int] = []
     views: list[Operation] = []
@@ -83,15 +83,16 @@ def _read_arena(f: func.FuncOp, tracer: _Tracer, arena: SSAValue, space: int, si
         offs = view_offsets(view)
         trace = tracer.trace(view)
         name = names.take(view)
-        start, stop = tracer.begin[view], trace.last + 1
-        path = tracer.path_of.get(view.parent_block(), ())
+        num = tracer.num
+        start, stop = num.begin[view], trace.last + 1
+        path = num.path.get(view.parent_block(), ())
         if trace.carried_by is not None:
             if len(offs) != 2:
                 raise MemoptError("invalid plan: this buffer is carried to the next iteration of its loop but has "
                                   f"{len(offs)} offset(s), not one per iteration parity", view)
             loop = trace.carried_by
-            start, stop = tracer.begin[loop], max(trace.last, tracer.end[loop]) + 1
-            path = tracer.path_of.get(loop.parent_block(), ())
+            start, stop = num.begin[loop], num.held_over(loop, trace.last)
+            path = num.path.get(loop.parent_block(), ())
         n = byte_size(view.results[0].type)
         for k, off in enumerate(offs):
             buffers.append(Buffer(name if len(offs) == 1 else f"{name}#{k}", n, start, stop, 1, path))

@@ -20,13 +20,12 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from xdsl.dialects import func
-from xdsl.ir import Block, Operation
+from xdsl.ir import Operation
 
 from memopt.diagnostics import MemoptError
-from memopt.dialects.structured import StructuredOp
 from memopt.planning import Problem
 
-from .upstream_lifetime import _Tracer, analyze_upstream
+from .upstream_lifetime import BufferTracer, analyze_upstream, serial_numbering
 from .upstream_plan_io import ArenaPlan, is_planned, read_upstream_plan
 
 
@@ -64,44 +63,20 @@ def upstream_allocations(f: func.FuncOp, space: int = 0) -> UpstreamAllocations:
 def serial_problem(f: func.FuncOp, owners: list[Operation], problem: Problem) -> Problem:
     """``problem``'s buffers (defined by ``owners``, in order: allocs, arena views, or calls
     whose callee's arena they are) re-timed in the serial numbering of ``f``."""
-    tracer = _Tracer(f)
-    tracer.begin, tracer.end = _serial_numbering(f.body.blocks[0])
-    tracer.path_of = {}
+    num = serial_numbering(f.body.blocks[0])
+    tracer = BufferTracer(f, num)
     buffers = []
     for op, b in zip(owners, problem.buffers):
-        start = tracer.begin[op]
+        start = num.begin[op]
         if isinstance(op, func.CallOp):  # a callee's arena: live for the call
             buffers.append(replace(b, start=start, end=start + 1, path=()))
             continue
         t = tracer.trace(op)
         stop = t.last + 1
         if t.carried_by is not None:  # double buffered: both live over the loop
-            start, stop = tracer.begin[t.carried_by], max(t.last, tracer.end[t.carried_by]) + 1
+            start, stop = num.begin[t.carried_by], num.held_over(t.carried_by, t.last)
         buffers.append(replace(b, start=start, end=stop, path=()))
     return Problem.of(buffers)
-
-
-def _serial_numbering(body: Block) -> tuple[dict[Operation, int], dict[Operation, int]]:
-    """Begin/end step of every op with every region numbered after the previous one (the
-    planner's numbering, but the branches of a branching op consecutive instead of overlaid)."""
-    begin: dict[Operation, int] = {}
-    end: dict[Operation, int] = {}
-
-    def walk(block: Block, step: int) -> int:
-        for op in block.ops:
-            begin[op] = step
-            step += 1
-            if not isinstance(op, StructuredOp):  # a linalg body is scalar code: one step
-                for region in op.regions:
-                    for b in region.blocks:
-                        step = walk(b, step)
-            end[op] = step
-            if op.regions and not isinstance(op, StructuredOp):
-                step += 1
-        return step
-
-    walk(body, 0)
-    return begin, end
 
 
 __all__ = ["UpstreamAllocations", "serial_problem", "upstream_allocations"]
