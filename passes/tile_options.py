@@ -1,10 +1,10 @@
 """The tiling options of a function — every run ``tile`` could cut, in every grid, with the
 memory and recomputation it would cost — for :mod:`memopt.planning.tile_choice` to choose from.
 
-Runs start right after a *cut* (a point where the only activation alive is one tensor, or the
-start of the function: the run's input is then a single tensor held whole, MCUNetV2's setting) and
-end at a cut (only the run's last result leaves it); in between their ops are those
-:mod:`memopt.passes.tile` accepts. A run is the members ``tile`` would take, found by walking back
+A run consumes at most one activation alive before it (its input, held whole: MCUNetV2's setting)
+and leaves only its last result behind; every other activation alive across it (a skip connection
+to a far decoder or head, another branch's output) crosses it whole and counts in its memory. In
+between its ops are those :mod:`memopt.passes.tile` accepts. A run is the members ``tile`` would take, found by walking back
 from its last op, so every prefix of one walk is a run with the same patch intervals.
 
 An op whose steps are the next op's (a ``get_global`` or a view takes none of its own) costs nothing
@@ -116,20 +116,20 @@ class _Search:
                 for inner in r.walk():
                     for v in inner.operands:
                         last_use[v] = i
-        # cut[i]: after op i, the only activation alive (block arguments aside) is op i's result
+        # alive[i]: the activations alive after op i (block arguments aside); before[i]: those
+        # alive before op i's position as a run's start (after the previous activation op)
         alive: set[SSAValue] = set()
-        self.cut = []
-        for i, op in enumerate(ops):
-            alive.update(r for r in op.results if r in active and last_use.get(r, -1) > i)
-            alive = {v for v in alive if last_use.get(v, -1) > i}
-            self.cut.append(len(op.results) == 1 and alive <= {op.results[0]})
-        self.start_ok = []
-        prev_active_cut = True
+        self.alive: list[frozenset[SSAValue]] = []
+        self.before: list[frozenset[SSAValue] | None] = []
+        prev: frozenset[SSAValue] = frozenset()
         for i, op in enumerate(ops):
             is_active = any(r in active for r in op.results)
-            self.start_ok.append(is_active and prev_active_cut)
+            self.before.append(prev if is_active else None)
+            alive.update(r for r in op.results if r in active and last_use.get(r, -1) > i)
+            alive = {v for v in alive if last_use.get(v, -1) > i}
+            self.alive.append(frozenset(alive))
             if is_active:
-                prev_active_cut = self.cut[i]
+                prev = self.alive[-1]
         bufs = lf.problem.buffers
         self.b_start = np.array([b.start for b in bufs], np.int64)
         self.b_end = np.array([b.end for b in bufs], np.int64)
@@ -146,12 +146,22 @@ class _Search:
     def run(self) -> None:
         self.channel_options()
         for b, op in enumerate(self.ops):
-            if self.cut[b] and op.results and op.results[0] in self.active and self.spec(op) is not None:
+            if len(op.results) == 1 and op.results[0] in self.active and self.spec(op) is not None:
                 self.walk(b)
 
+    def start_ok(self, a: int, b: int) -> bool:
+        """Whether a run over ops ``a..b`` is one :func:`program_options` prices: what is alive
+        after it (its output aside) was alive before it, and it consumes at most one activation
+        alive before it (its input; the rest crosses it whole: skip connections, other branches)."""
+        before = self.before[a]
+        if before is None:
+            return False
+        after = self.alive[b] - {self.ops[b].results[0]}
+        return after <= before and len(before - after) <= 1
+
     def walk(self, b: int) -> None:
-        """Every run ending at op ``b``: walk back from it; each prefix of the walk that starts
-        after a cut is a run (they share the patch intervals: one model prices them all)."""
+        """Every run ending at op ``b``: walk back from it; each prefix of the walk where
+        :meth:`start_ok` holds is a run (they share the patch intervals: one model prices them all)."""
         last = self.ops[b]
         wanted: set[SSAValue] = {last.results[0]}
         members: list[Operation] = []
@@ -171,7 +181,7 @@ class _Search:
             inside.add(op)
             wanted.update(op.operands[k] for k in spec.spatial if op.operands[k] in self.active)
             windowed = windowed or _windowed(op)
-            if windowed and len(members) > 1 and self.start_ok[i]:
+            if windowed and len(members) > 1 and self.start_ok(i, b):
                 starts.append((i, len(members)))
         if starts:
             model = _RunModel(self, list(reversed(members)))
