@@ -25,6 +25,7 @@ from memopt.diagnostics import MemoptError
 from memopt.dialects.memopt import (
     ComputeOp, DmaStartOp, DmaWaitOp, GetGlobalOp, GlobalOp, ViewOp, byte_size,
 )
+from memopt.passes.dma_weights import distinct
 from memopt.planning.latency import Item, OpProfile, Run, Start, Wait
 from memopt.planning.ring import weight_span
 
@@ -80,12 +81,9 @@ def weight_uses(op: ComputeOp) -> list[WeightUse]:
     return out
 
 
-def distinct(uses: list[WeightUse]) -> dict[str, int]:
-    """Distinct globals of some weight uses, in first-use order → byte size."""
-    out: dict[str, int] = {}
-    for w in uses:
-        out.setdefault(w.symbol, w.nbytes)
-    return out
+def weight_sizes(uses: list[WeightUse]) -> tuple[int, ...]:
+    """The byte size of each global ``uses`` read, once per global (:func:`distinct`)."""
+    return tuple(w.nbytes for w in distinct(uses).values())
 
 
 def op_macs(op: ComputeOp) -> int:
@@ -103,13 +101,13 @@ def op_macs(op: ComputeOp) -> int:
 
 def op_profile(op: ComputeOp) -> OpProfile:
     """Work and weights of an op as the model sees it, however its weights arrive."""
-    return OpProfile(op.kind.data, op_macs(op), tuple(distinct(weight_uses(op)).values()))
+    return OpProfile(op.kind.data, op_macs(op), weight_sizes(weight_uses(op)))
 
 
 def offchip_profile(op: ComputeOp) -> OpProfile:
     """Work and the weights it still reads from off-chip memory (what insert-dma may load)."""
     uses = [w for w in weight_uses(op) if not w.on_chip]
-    return OpProfile(op.kind.data, op_macs(op), tuple(distinct(uses).values()))
+    return OpProfile(op.kind.data, op_macs(op), weight_sizes(uses))
 
 
 def largest_weight_set(op: Operation, alignment: int = 16) -> int:
@@ -143,12 +141,12 @@ def scheduled_items(ops: list[Operation], region_name: str) -> list[Item]:
                 )
             items.append(Wait(ids[start]))
         elif isinstance(op, ComputeOp):
-            direct = distinct([w for w in weight_uses(op) if not w.on_chip])
-            items.append(Run(op_macs(op), tuple(direct.values())))
+            direct = weight_sizes([w for w in weight_uses(op) if not w.on_chip])
+            items.append(Run(op_macs(op), direct))
     return items
 
 
 __all__ = [
-    "WeightUse", "distinct", "global_size", "largest_weight_set", "offchip_profile", "op_macs", "op_profile",
-    "scheduled_items", "trace_weight", "weight_uses",
+    "WeightUse", "global_size", "largest_weight_set", "offchip_profile", "op_macs", "op_profile",
+    "scheduled_items", "trace_weight", "weight_sizes", "weight_uses",
 ]

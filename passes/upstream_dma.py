@@ -40,11 +40,12 @@ from memopt.dialects.walk import walk
 from memopt.diagnostics import copy_location, where
 from memopt.dialects.structured import StructuredOp
 from memopt.passes.dma_regions import Region, cut_block, cut_function, regions
+from memopt.passes.dma_weights import distinct
 from memopt.passes.upstream_dma_staging import (
     ONCHIP_SIZE_ATTR, STAGING_ATTR, choose_space, make_staging, planned_base,
 )
 from memopt.passes.upstream_dma_weights import (
-    ALIASES, UpstreamWeight, distinct, in_space, is_kernel, kernel_weights, other_readers, space_of, trace_weight,
+    ALIASES, UpstreamWeight, in_space, is_kernel, kernel_weights, other_readers, space_of, trace_weight,
 )
 from memopt.planning.latency import OpProfile
 from memopt.planning.ring import stage_layout

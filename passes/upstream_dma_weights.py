@@ -222,15 +222,7 @@ def other_readers(f: func.FuncOp) -> list[tuple[Operation, str]]:
     return [(user, sym) for sym, user in out.items()]
 
 
-def distinct(uses: list[UpstreamWeight]) -> dict[str, UpstreamWeight]:
-    """One weight per global, in operand order (a global read twice is transferred once)."""
-    out: dict[str, UpstreamWeight] = {}
-    for w in uses:
-        out.setdefault(w.symbol, w)
-    return out
-
-
 __all__ = [
-    "ALIASES", "UpstreamWeight", "Unstreamable", "distinct", "in_space", "is_kernel", "kernel_weights",
+    "ALIASES", "UpstreamWeight", "Unstreamable", "in_space", "is_kernel", "kernel_weights",
     "other_readers", "read_operands", "space_of", "trace_weight",
 ]
