@@ -437,7 +437,10 @@ def _best_fallback(graph: RematGraph, budget: int, min_size: int) -> RematResult
 
 
 def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights: tuple[float, float],
-         noise: list[float] | None = None) -> RematResult:
+         noise: list[float] | None = None, reuse_costs: bool = True) -> RematResult:
+    """One walk of the schedule under ``heuristic`` (module docstring). ``reuse_costs=False``
+    computes the missing-ancestor costs afresh in every eviction scan instead of keeping them
+    between scans: the same schedule, slower (the reference the kept costs are tested against)."""
     producer, consumers, uses = _prepare(graph)
     sizes = graph.sizes
     ops = graph.ops
@@ -648,6 +651,9 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
 
     def evict_one(k: int, need: int) -> None:
         nonlocal mem, n_evict
+        if not reuse_costs:
+            missing_cost.clear()
+            walked.clear()
         unneeded = [t for t in sorted(cache) if wanted(t, k) < 0]
         for t in unneeded:  # kept values no dropped tensor needs any more go first, for free
             _free(t)
