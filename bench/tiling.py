@@ -101,9 +101,12 @@ def row(path: pathlib.Path, tmp: pathlib.Path, args) -> str:
     if r.returncode == 0:
         arena = str(figure(out.read_text(), r"arena_size = (\d+)"))
         if not args.no_proof:
-            p = subprocess.run([_tool("memopt-run"), str(out), "--check", "--against", str(orig)],
-                               capture_output=True, text=True)
-            proof = "bit-exact" if p.returncode == 0 and "bit-exact" in p.stdout else "FAILED"
+            try:
+                p = subprocess.run([_tool("memopt-run"), str(out), "--check", "--against", str(orig)],
+                                   capture_output=True, text=True, timeout=TIMEOUT[0])
+                proof = "bit-exact" if p.returncode == 0 and "bit-exact" in p.stdout else "FAILED"
+            except subprocess.TimeoutExpired:
+                proof = "t/o"
     else:
         arena, proof = "no fit", why(r.stderr)
     x = f"{lb / budget:.2f}" if budget else "-"
