@@ -5,8 +5,10 @@ cascading over stripes when the grid has one column).
 The run is ``last`` and the ops of its block from ``first`` on whose result a member of the run
 reads as a spatial operand (ops are named by the tensor they write: the model's name or the SSA
 name); other ops in that range (a weight's dequantize) stay where they are. Its ops must be spatial — convolution (stride,
-padding, dilation, groups), depthwise, max/average pooling, a constant pad, element-wise ops
-(residual adds included) — with their windows as the importers record them
+padding, dilation, groups), depthwise, max/average pooling, a constant pad, a resize, depth-to-space
+/ space-to-depth, a concatenation of channels, LRN, element-wise ops (residual adds included; an
+operand spanning H and W, such as a PRELU's per-cell alpha, is cut with the patch, one broadcast
+along them read whole) — with their windows as the importers record them
 (:mod:`memopt.importers.windows`), and only ``last``'s result may be read after the run.
 
 The rewrite, in place of the run: for each patch of ``last``'s output (the grid cuts its rows
@@ -14,7 +16,8 @@ into R stripes and its columns into C), walking the run backwards, every value g
 the rows/columns its readers need (:mod:`memopt.planning.tiling`); the run's inputs are sliced to
 that (a ``memopt.view`` when the slice is contiguous, ``memopt.compute "extract_slice"`` else),
 each op is cloned to compute just its part (its padding kept only where its window crosses the
-image's border: at a cut, the halo is read and recomputed), and the patch is written into the
+image's border: at a cut, the halo is read and recomputed; a resize or depth-to-space told by
+``origin``/``extent`` where its patch sits in the whole), and the patch is written into the
 run's output by ``memopt.compute "insert_slice"`` (in place over a buffer ``"empty"`` creates).
 So lifetime analysis, ``plan-memory``, ``verify-plan``, ``insert-dma`` and ``memopt-run`` see an
 ordinary program; ``memopt-run --check --against ORIGINAL`` proves it computes the original's
