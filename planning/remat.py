@@ -268,6 +268,34 @@ def recovery_horizon(graph: RematGraph, producer: Sequence[int], uses: Sequence[
     return horizon
 
 
+SCAN_CHUNK = 64
+"""Candidates an eviction scan sorts at a time (by the lower bound of their score)."""
+
+
+def _lowest_score(idx: np.ndarray, lb: np.ndarray, score) -> int:
+    """The tensor of ``idx`` with the lowest ``(score, id)``, ``lb`` a lower bound of each one's
+    score and ``score(t, bound)`` its exact score (any value above ``bound`` when above it).
+    Exact scores are taken in lower-bound order until the bound passes the best found; only the
+    ``SCAN_CHUNK`` lowest bounds are sorted first, the rest when the best is above them all."""
+    best_t, best_s = -1, math.inf
+    rest = np.arange(idx.size)
+    while rest.size:
+        if rest.size > SCAN_CHUNK:
+            part = np.argpartition(lb[rest], SCAN_CHUNK)
+            head, rest = rest[part[:SCAN_CHUNK]], rest[part[SCAN_CHUNK:]]
+        else:
+            head, rest = rest, rest[:0]
+        head = head[np.lexsort((idx[head], lb[head]))]
+        for bound, t in zip(lb[head].tolist(), idx[head].tolist()):
+            if bound > best_s:
+                return best_t
+            sc = score(t, best_s)
+            if sc < best_s or (sc == best_s and t < best_t):
+                best_t, best_s = t, sc
+        rest = rest[lb[rest] <= best_s]
+    return best_t
+
+
 class _DSU:
     """Union-find over evicted tensors with the summed compute cost per component."""
 
@@ -690,15 +718,7 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
         if heuristic in ("largest", "lru", "dtr-local"):
             victim = int(idx[np.lexsort((idx, lb))[0]])
         else:
-            order = np.lexsort((idx, lb))
-            best_t, best_s = -1, math.inf
-            for bound, t in zip(lb[order].tolist(), idx[order].tolist()):
-                if bound > best_s:
-                    break
-                sc = score(t, k, best_s)
-                if sc < best_s or (sc == best_s and t < best_t):
-                    best_t, best_s = t, sc
-            victim = best_t
+            victim = _lowest_score(idx, lb, lambda t, bound: score(t, k, bound))
         resident[victim] = False
         resident_np[victim] = False
         forget(victim)
