@@ -15,7 +15,7 @@ Per model, all through the tools as a user runs them:
               --against`` the untiled model (``--no-proof`` skips it; when it did not fit, why: the
               capacity tiling or plan-memory after it reaches)
 
-    python bench/tiling.py [--cache DIR] [--only SUBSTR] [--max-extra 15] [--no-proof] [--quick] [--timeout 600]
+    python bench/tiling.py [--cache DIR] [--only SUBSTR] [--max-extra 15] [--no-proof] [--quick] [--timeout 600] [--max-bytes N]
 """
 
 from __future__ import annotations
@@ -102,9 +102,10 @@ def row(path: pathlib.Path, tmp: pathlib.Path, args) -> str:
         arena = str(figure(out.read_text(), r"arena_size = (\d+)"))
         if not args.no_proof:
             try:
-                p = subprocess.run([_tool("memopt-run"), str(out), "--check", "--against", str(orig)],
-                                   capture_output=True, text=True, timeout=TIMEOUT[0])
-                proof = "bit-exact" if p.returncode == 0 and "bit-exact" in p.stdout else "FAILED"
+                p = subprocess.run([_tool("memopt-run"), str(out), "--check", "--against", str(orig),
+                                    "--max-bytes", str(args.max_bytes)], capture_output=True, text=True, timeout=TIMEOUT[0])
+                ok = p.returncode == 0 and "bit-exact" in p.stdout
+                proof = "bit-exact" if ok else "FAILED (" + (p.stderr.strip().splitlines() or ["?"])[-1][-90:] + ")"
             except subprocess.TimeoutExpired:
                 proof = "t/o"
     else:
@@ -120,6 +121,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", default="")
     ap.add_argument("--max-extra", type=float, default=15.0, help="extra MACs allowed, %% of the model's")
     ap.add_argument("--no-proof", action="store_true")
+    ap.add_argument("--max-bytes", type=int, default=4 << 30,
+                    help="memopt-run's storage limit for the proof (VGG's classifier weights alone pass 1 GiB)")
     ap.add_argument("--quick", action="store_true", help="skip the spill and tile+spill columns (the slowest)")
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds one tool run may take (t/o past it)")
     args = ap.parse_args(argv)
