@@ -6,6 +6,7 @@ Per model, all through the tools as a user runs them:
 
   LB          in-place lower bound of the untiled program, bytes
   spill       smallest capacity ``plan-memory{spill=auto}`` reaches alone (its error names it)
+  tile min    smallest lower bound ``tile{capacity=min}`` reaches whatever the MACs; x, MACs as below
   tile<=P%    smallest lower bound ``tile{capacity=min max-extra=P}`` reaches; x: LB / it; MACs:
               the extra MACs recomputed, % of the model's
   tile+spill  smallest capacity of ``tile{capacity=min}`` followed by ``plan-memory{spill=auto}``
@@ -84,6 +85,7 @@ def row(path: pathlib.Path, tmp: pathlib.Path, args) -> str:
     r, _ = opt(orig, "tile{capacity=min}", out)
     lb = figure(r.stderr, r"lower bound (\d+) →")
     best = figure(r.stderr, r"→ (\d+) \(capacity")
+    best_macs = extra_pct(r.stderr)
     if lb is None or best is None:
         return f"{path.name:38} tile failed: {(r.stderr.strip().splitlines() or ['?'])[-1][:80]}"
     spill = both = None
@@ -111,7 +113,8 @@ def row(path: pathlib.Path, tmp: pathlib.Path, args) -> str:
     else:
         arena, proof = "no fit", why(r.stderr)
     x = f"{lb / budget:.2f}" if budget else "-"
-    return (f"{path.name:38} {lb:>9} {spill or '-':>9} {budget or '-':>9} {x:>5} {budget_macs:>6} {both or '-':>10} "
+    return (f"{path.name:38} {lb:>9} {spill or '-':>9} {best:>9} {lb / best:>5.2f} {best_macs:>7} "
+            f"{budget or '-':>9} {x:>5} {budget_macs:>6} {both or '-':>10} "
             f"{arena:>9} {macs:>6} {secs:>5.1f} {proof}")
 
 
@@ -132,7 +135,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"no vision model under {args.cache} (run bench/models.py once to fetch them)", file=sys.stderr)
         return 1
     p = f"<={args.max_extra:g}%"
-    print(f"{'model':38} {'LB':>9} {'spill':>9} {'tile' + p:>9} {'x':>5} {'MACs':>6} {'tile+spill':>10} "
+    print(f"{'model':38} {'LB':>9} {'spill':>9} {'tile min':>9} {'x':>5} {'MACs':>7} {'tile' + p:>9} {'x':>5} "
+          f"{'MACs':>6} {'tile+spill':>10} "
           f"{'@50% arena':>9} {'MACs':>6} {'s':>5} proof")
     for path in paths:
         with tempfile.TemporaryDirectory() as tmp:
