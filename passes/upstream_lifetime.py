@@ -411,7 +411,7 @@ def analyze_upstream(f: func.FuncOp, space: int = 0, alignment: int = 1) -> Upst
         del candidates[op]
         lt.remarks.append((op, f"not planned: {why}"))
     buffers: list[Buffer] = []
-    names = _Names()
+    names = BufferNames()
     for op, t in candidates.items():
         buffers += _buffers(tracer, op, t, names.take(op), alignment)
         lt.allocs += [op] * (2 if t.carried_by is not None else 1)
@@ -506,7 +506,7 @@ def _unstructured(f: func.FuncOp) -> bool:
     return len(f.body.blocks) > 1 or any(len(r.blocks) > 1 for op in walk(f.body) for r in op.regions)
 
 
-def _call_scratch(tracer: BufferTracer, lt: UpstreamLifetimes, alignment: int, names: _Names) -> list[Buffer]:
+def _call_scratch(tracer: BufferTracer, lt: UpstreamLifetimes, alignment: int, names: BufferNames) -> list[Buffer]:
     """A buffer per call to a planned function that takes its arena as an argument: the
     callee's scratch, live for the call (:mod:`memopt.passes.upstream_calls`)."""
     buffers = []
@@ -541,7 +541,7 @@ def scratch_name(call: func.CallOp) -> str:
     return f"{call.callee.root_reference.data}_arena"
 
 
-class _Names:
+class BufferNames:
     """Unique buffer names from the allocs' SSA names."""
 
     def __init__(self):
@@ -559,5 +559,5 @@ class _Names:
         return name
 
 
-__all__ = ["BufferTracer", "MEMREF", "MemrefFlavour", "Numbering", "number", "serial_numbering", "carried_as", "lives_on_as", "loop_inits", "scratch_name", "ALLOCS", "DEALLOCS", "VIEWS", "UpstreamLifetimes", "analyze_upstream", "byte_size", "element_bytes",
+__all__ = ["BufferNames", "BufferTracer", "MEMREF", "MemrefFlavour", "Numbering", "number", "serial_numbering", "carried_as", "lives_on_as", "loop_inits", "scratch_name", "ALLOCS", "DEALLOCS", "VIEWS", "UpstreamLifetimes", "analyze_upstream", "byte_size", "element_bytes",
            "is_identity_layout", "is_upstream", "memory_space", "memory_spaces", "plannable"]

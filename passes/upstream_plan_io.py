@@ -24,7 +24,7 @@ from memopt.diagnostics import MemoptError
 from memopt.dialects.upstream_attrs import ARENA_ARG_ATTR, ARENA_ATTR, ARENA_SIZE_ATTR, SPACE_SIZES_ATTR
 from memopt.planning import Buffer, Problem
 
-from .upstream_lifetime import BufferTracer, _Names, byte_size, memory_space
+from .upstream_lifetime import BufferNames, BufferTracer, byte_size, memory_space
 
 
 @dataclass
@@ -75,7 +75,7 @@ def _read_arena(f: func.FuncOp, tracer: BufferTracer, arena: SSAValue, space: in
     buffers: list[Buffer] = []
     offsets: list[int] = []
     views: list[Operation] = []
-    names = _Names()
+    names = BufferNames()
     for use in arena.uses:
         view = use.operation
         if not isinstance(view, memref.ViewOp) or view.source is not arena:
