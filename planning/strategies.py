@@ -120,7 +120,7 @@ class Best(Strategy):
     """From this many buffers (up to :attr:`LARGE`) only :attr:`MEDIUM_MEMBERS` run, in
     their order: on generated traces of 5k-20k buffers of four shapes (long-lived training
     steps, ``training_like``, ``nn_like``, ``dense``) none of the other members was ever lower
-    than the best of these, and each costs as much as one of them."""
+    than the best of these (``bench/portfolio.py``), and each costs as much as one of them."""
     MEDIUM_MEMBERS = ("skyline", "megengine", "large-first")
     """Skyline first: it is the member that reaches the bound on long-lived training traces
     (where a member reaching the bound ends the run), and the lowest on the other shapes;
