@@ -32,6 +32,7 @@ from memopt.dialects.memopt import (
 
 from . import kernels
 from .data import global_bytes, input_bytes, tensor_info
+from .liveness import Releases, releases
 from .memory import value_name
 
 
@@ -162,11 +163,13 @@ class Interpreter:
         self.store = global_store(module)
         self.env: dict[SSAValue, object] = {}
         self.ident: dict[Operation, int] = {}
+        self.releases = Releases({}, {})
 
     # ------------------------------------------------------------------ entry
 
     def run(self, f: func.FuncOp) -> Execution:
         self.ident = op_identities(f)
+        self.releases = releases(f)
         self.env = {}
         block = f.body.blocks[0]
         args = []
@@ -201,12 +204,22 @@ class Interpreter:
         return [self.read(v, user).copy() for v in values]
 
     def run_block(self, block: Block) -> list[np.ndarray]:
-        """Run ``block``; return copies of what its terminator yields/returns."""
+        """Run ``block``; return copies of what its terminator yields/returns. Each value is
+        dropped after its last read (:mod:`.liveness`): an unplanned run holds only what is
+        alive, not every value it ever wrote."""
+        self.release(self.releases.unread.get(block, ()))
         for op in block.ops:
             if isinstance(op, (YieldOp, func.ReturnOp)):
-                return self.read_all(op.operands, op)
+                out = self.read_all(op.operands, op)
+                self.release(self.releases.after.get(op, ()))
+                return out
             self.exec_op(op)
+            self.release(self.releases.after.get(op, ()))
         return []
+
+    def release(self, values) -> None:
+        for v in values:
+            self.env.pop(v, None)
 
     def bind(self, op: Operation, datas: list[np.ndarray], values) -> None:
         """Write ``datas`` into fresh storage for ``op``'s results and bind them to ``values``."""

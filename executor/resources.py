@@ -5,9 +5,10 @@ to allocate a multi-TiB tensor (``MemoryError`` after the machine swaps) or run 
 trips until killed. Both are estimated *before* running, from the IR alone, and refused with a
 located one-line error naming the limit and the option that raises it.
 
-* bytes: every value the run writes gets storage (unplanned: its own array; planned: the arena
-  and the staging buffers), plus the weights' bytes; the estimate is the unplanned sum plus
-  the planned arena, an upper bound of what ``--check`` holds at once;
+* bytes: every value the run writes gets storage (unplanned: its own array, dropped after its
+  last read; planned: the arena and the staging buffers), plus the weights' bytes; the estimate
+  is the unplanned run's peak (:func:`.liveness.unplanned_peak`) plus the weights, the staging
+  buffers and the planned arena, an upper bound of what ``--check`` holds at once;
 * ops: op executions, a loop counting ``trips × body``, an ``if`` its longer branch.
 """
 
@@ -21,7 +22,10 @@ from xdsl.ir import Block, Operation
 
 from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError
-from memopt.dialects.memopt import PLAN_ATTR, DmaBufferOp, GlobalOp, IfOp, LoopOp, PlanAttr, byte_size
+from memopt.dialects.memopt import DmaBufferOp, GlobalOp, IfOp, LoopOp, byte_size
+from memopt.dialects.plan_attrs import is_planned, plan_attr
+
+from .liveness import unplanned_peak
 
 DEFAULT_MAX_BYTES = 1 << 30
 DEFAULT_MAX_OPS = 10_000_000
@@ -64,23 +68,20 @@ def _block_ops(block: Block, limit: int) -> tuple[int, Operation | None]:
 
 def check_resources(module: ModuleOp, f: func.FuncOp, limits: Limits) -> None:
     """Refuse, located, a run of ``f`` that would exceed ``limits``."""
-    largest, largest_op, total = 0, None, 0
+    largest, largest_op = 0, None
     for op in walk(f.body):
         for r in op.results:
             n = _size(r.type)
-            total += n
             if n > largest:
                 largest, largest_op = n, op
-    for a in f.body.blocks[0].args:
-        total += _size(a.type)
+    total = unplanned_peak(f)
     for op in walk(module):
         if isinstance(op, GlobalOp):
             total += _size(op.type)
         elif isinstance(op, DmaBufferOp):
             total += op.size.value.data
-    plan = f.attributes.get(PLAN_ATTR)
-    if isinstance(plan, PlanAttr):
-        total += plan.arena_size.data
+    if is_planned(f):
+        total += plan_attr(f).arena_size.data
     if total > limits.max_bytes:
         what = f" (the largest tensor alone: {largest} bytes)" if largest_op is not None else ""
         raise MemoptError(
