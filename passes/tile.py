@@ -32,10 +32,15 @@ when a run that shrinks its input, such as a resize down, computes fewer cells t
 With ``capacity=N`` (instead of first/last/grid) the pass chooses the runs and grids itself: those
 that bring the lower bound within N bytes with the least recomputed MACs, at most ``max-extra`` %
 (:mod:`memopt.passes.tile_fit`); ``capacity=min`` takes the smallest capacity tiling reaches.
+
+``stream=on`` reads the run's inputs stripe by stripe from an off-chip home instead of holding them
+whole on chip across it (:mod:`memopt.passes.tile_stream`); with ``capacity`` the default
+``auto`` does so only when no choice fits without.
 """
 
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import dataclass
 
@@ -76,8 +81,16 @@ class TilePass(ModulePass):
                                         values="a positive integer (bytes) or min")
     max_extra: str | int | float | None = option(None, "with capacity: the recomputed MACs allowed, in % of the "
                                            "function's MACs (unset: no limit)", values="a non-negative number")
+    stream: str = option("auto", "read a run's inputs stripe by stripe from an off-chip home (offchip): on, off, or "
+                         "auto (with capacity: only when no choice fits without; else off)", values="on, off or auto")
+    offchip: str = option("dram", "the off-chip memory streamed inputs live in (as plan-memory's target names it)",
+                          values="an identifier")
 
     def validate(self) -> None:
+        if str(self.stream) not in ("on", "off", "auto"):
+            raise MemoptError(f"tile: stream must be on, off or auto, got '{self.stream}'")
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", str(self.offchip)):
+            raise MemoptError(f"tile: offchip must be a memory name (an identifier), got '{self.offchip}'")
         if self.capacity is not None:
             if self.first or self.last:
                 raise MemoptError("tile: capacity chooses the runs itself: give either capacity or first/last")
@@ -118,13 +131,14 @@ class TilePass(ModulePass):
         if PLAN_ATTR in f.attributes:
             raise MemoptError(f"tile: '@{f.sym_name.data}' is already planned: run tile before plan-memory", f)
         if self.capacity is not None:
-            for line in tile_to_fit(f, *self.limits()):
+            for line in tile_to_fit(f, *self.limits(), stream=None if self.stream == "off" else str(self.offchip),
+                                    prefer_whole=self.stream == "auto"):
                 sys.stderr.write(line + "\n")
             return
         grid = parse_grid(str(self.grid))
         before = _lower_bound(f)
         assert self.first is not None and self.last is not None
-        n, base, extra = tile_run(f, self.first, self.last, grid)
+        n, base, extra = tile_run(f, self.first, self.last, grid, str(self.offchip) if self.stream == "on" else None)
         after = _lower_bound(f)
         pct = 100.0 * extra / base if base else 0.0
         sys.stderr.write(f"tile: @{f.sym_name.data}: {n} ops in {grid[0]}x{grid[1]} patches, {extra:+d} MACs "

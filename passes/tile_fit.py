@@ -16,28 +16,31 @@ from xdsl.dialects import func
 from memopt.diagnostics import MemoptError
 from memopt.passes.lifetime import analyze_function
 from memopt.passes.tile_channels import channel_split_of, split_channels
-from memopt.passes.tile_rewrite import activations, op_name as _name, tile_ops
+from memopt.passes.tile_rewrite import activations, op_name as _name, stream_names as stream_inputs_of, tile_ops
 from memopt.passes.tile_options import program_options
 from memopt.planning.bounds import lower_bound_inplace
-from memopt.planning.tile_choice import fit, smallest
+from memopt.planning.tile_choice import fit_preferring, smallest
 
 
 def _lower_bound(f: func.FuncOp) -> int:
     return lower_bound_inplace(analyze_function(f, mode="joint").problem)
 
 
-def tile_to_fit(f: func.FuncOp, capacity: int | None, max_extra: float | None) -> list[str]:
+def tile_to_fit(f: func.FuncOp, capacity: int | None, max_extra: float | None, stream: str | None = None,
+                prefer_whole: bool = True) -> list[str]:
     """Tile ``f`` so its lower bound is at most ``capacity`` bytes (the smallest reachable when
-    None) with at most ``max_extra`` % more MACs; returns the lines to report."""
-    prog = program_options(f)
+    None) with at most ``max_extra`` % more MACs; with ``stream`` (a memory name) a run may read
+    its inputs stripe by stripe from that memory (only when nothing fits without, with
+    ``prefer_whole``); returns the lines to report."""
+    prog = program_options(f, stream=stream is not None)
     name = f.sym_name.data
     budget = None if max_extra is None else int(prog.total_macs * max_extra / 100)
-    least, least_choice = smallest(prog.live, prog.options, budget)
+    least, least_choice = smallest(prog.live, prog.options, budget, prefer_whole)
     if capacity is None:
         capacity, choice = least, least_choice
     else:
-        choice = fit(prog.live, prog.options, capacity)
-        if choice is None or (budget is not None and sum(o.extra for o in choice) > budget):
+        choice = fit_preferring(prog.live, prog.options, capacity, prefer_whole, budget)
+        if choice is None:
             within = "" if max_extra is None else f" within +{max_extra:g} % MACs"
             raise MemoptError(f"tile: cannot fit '@{name}' in {capacity} bytes by tiling{within}: the smallest "
                               f"capacity tiling reaches is {least} bytes", f)
@@ -54,9 +57,11 @@ def tile_to_fit(f: func.FuncOp, capacity: int | None, max_extra: float | None) -
             lines.append(f"tile: @{name}: {_name(last.results[0])} in {o.grid[0]} groups of output channels, +0 MACs")
             continue
         label = f"{_name(first.results[0])}..{_name(last.results[0])}"
-        n, _, extra = tile_ops(f, first, last, o.grid)
+        streamed = stream_inputs_of(first, last) if o.stream else []
+        n, _, extra = tile_ops(f, first, last, o.grid, stream if o.stream else None)
         total_extra += extra
-        lines.append(f"tile: @{name}: {label} ({n} ops) in {o.grid[0]}x{o.grid[1]} patches, {extra:+d} MACs")
+        via = f", streaming {', '.join(streamed)} from {stream}" if streamed else ""
+        lines.append(f"tile: @{name}: {label} ({n} ops) in {o.grid[0]}x{o.grid[1]} patches, {extra:+d} MACs{via}")
     lines.reverse()
     after = _lower_bound(f) if choice else before
     if after > capacity:

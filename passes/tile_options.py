@@ -32,7 +32,7 @@ from memopt.executor import window as win
 from memopt.executor.kernels import normalize_kind
 from memopt.passes.lifetime import analyze_function
 from memopt.passes.tile_channels import channel_split_of
-from memopt.passes.tile_rewrite import Spec as _Spec, activations, hw_axes as _hw, spec_of as _spec, value_hw
+from memopt.passes.tile_rewrite import Spec as _Spec, activations, hw_axes as _hw, spec_of as _spec, stream_inputs, value_hw
 from memopt.planning.bounds import inplace_live_profile
 from memopt.planning.tile_choice import Option
 from memopt.planning.tiling import hull, receptive, split
@@ -71,8 +71,9 @@ def _windowed(op: Operation) -> bool:
     return isinstance(op, ComputeOp) and normalize_kind(op.kind.data) in win.CONV_KINDS | set(win.POOL_KINDS)
 
 
-def program_options(f: func.FuncOp) -> Program:
-    """The ops of ``f``'s body, each one's untiled live bytes, and every tiling option."""
+def program_options(f: func.FuncOp, stream: bool = False) -> Program:
+    """The ops of ``f``'s body, each one's untiled live bytes, and every tiling option (with
+    ``stream``, also each run reading its streamable inputs from off chip)."""
     lf = analyze_function(f, mode="joint")
     times, curve = inplace_live_profile(lf.problem)
     ops = list(f.body.blocks[0].ops)
@@ -95,15 +96,16 @@ def program_options(f: func.FuncOp) -> Program:
     if layout is None:
         return prog
     prog.layout = layout
-    _Search(f, lf, ops, layout, prog).run()
+    _Search(f, lf, ops, layout, prog, stream).run()
     return prog
 
 
 class _Search:
     """Enumerates the runs of one function and prices them."""
 
-    def __init__(self, f, lf, ops, layout, prog: Program):
-        self.lf, self.ops, self.layout, self.prog = lf, ops, layout, prog
+    def __init__(self, f, lf, ops, layout, prog: Program, stream: bool = False):
+        self.lf, self.ops, self.layout, self.prog, self.stream = lf, ops, layout, prog, stream
+        self.block = f.body.blocks[0]
         self.h, self.w = _hw(layout)
         self.index = {op: i for i, op in enumerate(ops)}
         self.specs: dict[Operation, _Spec | None] = {}
@@ -193,14 +195,15 @@ class _Search:
             op = op.parent_op()  # type: ignore[assignment]
         return op
 
-    def background(self, a: int, b: int, replaced: list[Operation]) -> int:
-        """Bytes live at some step of ops ``a..b`` untiled, less the results of ``replaced``."""
+    def background(self, a: int, b: int, replaced: list[Operation], off_chip: list[SSAValue] = ()) -> int:
+        """Bytes live at some step of ops ``a..b`` untiled, less the results of ``replaced`` and
+        the values ``off_chip`` (streamed: not on chip across the run)."""
         num = self.lf.numbering
         sa, sb = num.begin[self.ops[a]], num.end[self.ops[b]]
         crossing = (self.b_start <= sb) & (self.b_end > sa)
         total = int(self.b_size[crossing].sum())
-        for op in replaced:
-            loc = self.lf.storage_of.get(op.results[0])
+        for v in [op.results[0] for op in replaced] + list(off_chip):
+            loc = self.lf.storage_of.get(v)
             if loc is not None and crossing[loc[0]]:
                 total -= int(self.b_size[loc[0]])
         return total
@@ -222,19 +225,39 @@ class _Search:
                     self.prog.options.append(Option(a, b, (parts, 1), background + -(-sum(whole) // parts),
                                                     0, channels=True))
 
+    def streamed(self, a: int, b: int, order: list[Operation]) -> list[SSAValue]:
+        """The inputs of the run ``order`` (starting at op ``a``) it would stream from off chip:
+        those :func:`memopt.passes.tile_rewrite.stream_inputs` names that no other op reads
+        among its ops (readers after it read a whole reload: they are not on chip across it)."""
+        if not self.stream:
+            return []
+        specs = {op: self.specs[op] for op in order}
+        out = []
+        for v in stream_inputs(order, specs, self.block, self.h, self.w, self.active):
+            others = [self._top(u.operation) for u in v.uses if u.operation not in specs]
+            if all(not a <= self.index.get(t, a) <= b for t in others):
+                out.append(v)
+        return out
+
     def price(self, a: int, b: int, model: "_RunModel", off: int) -> None:
-        """Options for the run ``model.order[off:]`` over ops ``a..b``."""
+        """Options for the run ``model.order[off:]`` over ops ``a..b`` (and, streaming its inputs, more)."""
         order = model.order[off:]
         out = order[-1].results[0]
         out_shape = _shape(out)
         background = self.background(a, b, order) + _bytes(out)
+        streamed = self.streamed(a, b, order)
+        background_streamed = self.background(a, b, order, streamed) + _bytes(out)
         total_base = sum(op.cost.value.data for op in order if isinstance(op, ComputeOp) and op.cost is not None)
         for rows in PARTS:
             for cols in PARTS:
                 if rows * cols == 1 or rows > out_shape[self.h] or cols > out_shape[self.w]:
                     continue
                 peak, cost = model.price(rows, cols, off)
-                self.prog.options.append(Option(a, b, (rows, cols), background + peak, max(0, cost - total_base)))
+                extra = max(0, cost - total_base)
+                self.prog.options.append(Option(a, b, (rows, cols), background + peak, extra))
+                if streamed:
+                    peak, _ = model.price(rows, cols, off, frozenset(streamed))
+                    self.prog.options.append(Option(a, b, (rows, cols), background_streamed + peak, extra, stream=True))
 
 
 def _bytes(v: SSAValue) -> int:
@@ -263,6 +286,9 @@ class _RunModel:
         for q, op in enumerate(order):
             for k in search.specs[op].spatial:  # type: ignore[union-attr]
                 self.read_col[(q, k)] = len(order) + len(self.read_col)
+        self.stripe_col: dict[SSAValue, int] = {}
+        for v in self.readers:
+            self.stripe_col[v] = len(order) + len(self.read_col) + len(self.stripe_col)
         self.bytes_per_cell: dict[SSAValue, int] = {}
         self.per_cell, cost = [], []
         for op in order:
@@ -282,7 +308,7 @@ class _RunModel:
             order = self.order
             out = order[-1].results[0]
             n = len(order)
-            lens = np.zeros((parts, n + len(self.read_col)), np.int64)
+            lens = np.zeros((parts, n + len(self.read_col) + len(self.stripe_col)), np.int64)
             for p, iv in enumerate(split(_shape(out)[ax], parts)):
                 need = {out: iv}
                 for q in range(n - 1, -1, -1):
@@ -296,6 +322,9 @@ class _RunModel:
                         cells = receptive(spec.windows[axis], got, _shape(v)[v_ax]).cells  # type: ignore[union-attr]
                         lens[p, self.read_col[(q, k)]] = cells[1] - cells[0]
                         need[v] = hull(need.get(v), cells)
+                for v, col in self.stripe_col.items():  # a streamed stripe: the rows needed, whole rows
+                    got = need.get(v, (0, 0))
+                    lens[p, col] = got[1] - got[0] if axis == 0 else _shape(v)[value_hw(v, s.h, s.w)[1]]
             self.cache[key] = lens
         return self.cache[key]
 
@@ -306,11 +335,11 @@ class _RunModel:
             self.bytes_per_cell[v] = _bytes(v) // max(1, shape[vh] * shape[vw])
         return self.bytes_per_cell[v]
 
-    def structure(self, off: int, copies: bool):
+    def structure(self, off: int, copies: bool, streamed: frozenset = frozenset()):
         """The working-set terms of the run ``order[off:]``: (cells of result or read, bytes per
         cell, first step, last step) — results from their op to their last reader, copies and
-        in-place shares at their op."""
-        key = (off, copies)
+        in-place shares at their op, a ``streamed`` input's stripe from its first reader to its last."""
+        key = (off, copies, streamed)
         if key in self.terms:
             return self.terms[key]
         s, order = self.s, self.order
@@ -335,6 +364,9 @@ class _RunModel:
                 if (hints and hints[0] == k and member and single and spec.windows[0].span == 1  # type: ignore[union-attr]
                         and spec.windows[0].begin == 0 and u_cell == per_cell):
                     terms.append((q, -per_cell, q, q))
+        for v in streamed:
+            readers = [q for q in self.readers[v] if q >= off]
+            terms.append((self.stripe_col[v], self.cell_bytes(v), min(readers), max(readers)))
         mask = np.zeros((len(terms), n + 1), np.int64)
         for t, (_, _, lo, hi) in enumerate(terms):
             mask[t, lo: hi + 1] = 1
@@ -342,10 +374,11 @@ class _RunModel:
         self.terms[key] = built
         return built
 
-    def price(self, rows: int, cols: int, off: int) -> tuple[int, int]:
-        """(largest patch working set, MACs of all patches) of ``order[off:]`` in a rows x cols grid."""
+    def price(self, rows: int, cols: int, off: int, streamed: frozenset = frozenset()) -> tuple[int, int]:
+        """(largest patch working set, MACs of all patches) of ``order[off:]`` in a rows x cols
+        grid (reading the ``streamed`` inputs by stripes)."""
         r_len, c_len = self.lengths(0, rows), self.lengths(1, cols)
-        cols_of, chb, mask = self.structure(off, self.s.layout != "NHWC" or cols > 1)
+        cols_of, chb, mask = self.structure(off, self.s.layout != "NHWC" or cols > 1, streamed)
         R, C = r_len[:, cols_of], c_len[:, cols_of]
         sizes = R[:, None, :] * C[None, :, :] * chb
         peak = int((sizes.reshape(rows * cols, -1) @ mask).max())

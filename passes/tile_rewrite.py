@@ -20,6 +20,7 @@ from memopt.executor import window as win
 from memopt.executor.interpreter import op_identities
 from memopt.executor.kernels import ELEMENTWISE_KINDS, normalize_kind
 from memopt.passes.names import tensor_name
+from memopt.passes.tile_stream import home_of, reload_after, reload_rows, streamable
 from memopt.planning.tiling import Interval, Resample, Window, hull, receptive, split
 
 ELEMENTWISE = ELEMENTWISE_KINDS | {"add", "sub", "mul", "max", "min", "relu", "neg", "sigmoid", "tanh", "div"}
@@ -295,14 +296,18 @@ def parse_grid(grid: str) -> tuple[int, int]:
     return int(m.group(1)), int(m.group(2) or 1)
 
 
-def tile_run(f: func.FuncOp, first_name: str, last_name: str, grid: tuple[int, int]) -> tuple[int, int, int]:
+def tile_run(f: func.FuncOp, first_name: str, last_name: str, grid: tuple[int, int],
+             stream: str | None = None) -> tuple[int, int, int]:
     """Rewrite the run of ``f`` from ``first_name`` to ``last_name`` in ``grid`` patches; returns
     (ops in the run, its cost, the extra cost of the halos)."""
-    return tile_ops(f, _find(f, first_name, "first"), _find(f, last_name, "last"), grid)
+    return tile_ops(f, _find(f, first_name, "first"), _find(f, last_name, "last"), grid, stream)
 
 
-def tile_ops(f: func.FuncOp, first: Operation, last: Operation, grid: tuple[int, int]) -> tuple[int, int, int]:
-    """:func:`tile_run` on the run from op ``first`` to op ``last``."""
+def tile_ops(f: func.FuncOp, first: Operation, last: Operation, grid: tuple[int, int],
+             stream: str | None = None) -> tuple[int, int, int]:
+    """:func:`tile_run` on the run from op ``first`` to op ``last``; with ``stream`` (a memory
+    name) every input the run may stream is read stripe by stripe from its home in that memory
+    (:mod:`memopt.passes.tile_stream`)."""
     last_name = _name(last.results[0])
     layout = _layout(first, last)
     members = _members(first, last, lambda op: layout)
@@ -326,6 +331,7 @@ def tile_ops(f: func.FuncOp, first: Operation, last: Operation, grid: tuple[int,
         for v in [op.operands[k] for k in specs[op].spatial] + list(op.results):
             vh, vw = value_hw(v, h, w)
             full[v] = ((0, _shape(v)[vh]), (0, _shape(v)[vw]))
+    homes = _homes(members, specs, made, block, h, w, stream)
     em = _Emitter(block, last, layout)
     base_cost = sum(op.cost.value.data for op in members if isinstance(op, ComputeOp) and op.cost is not None)
     tiled_cost = 0
@@ -347,6 +353,7 @@ def tile_ops(f: func.FuncOp, first: Operation, last: Operation, grid: tuple[int,
                 prev = need.get(v)
                 need[v] = (hull(prev[0] if prev else None, reads[0]), hull(prev[1] if prev else None, reads[1]))
         now: dict[SSAValue, SSAValue] = {}
+        stripes: dict[SSAValue, SSAValue] = {}
         for op in members:
             spec = specs[op]
             got = need.get(op.results[0])
@@ -361,6 +368,10 @@ def tile_ops(f: func.FuncOp, first: Operation, last: Operation, grid: tuple[int,
                 reads = [receptive(spec.windows[a], got[a], ext[a][1]) for a in (0, 1)]
                 have = need[v] if v in made else ext
                 src = now[v] if v in made else v
+                if v in homes:
+                    if v not in stripes:
+                        stripes[v] = reload_rows(homes[v], need[v][0], value_hw(v, h, w)[0], block, last)
+                    have, src = (need[v][0], ext[1]), stripes[v]
                 operands[i] = em.slice(src, have, (reads[0].cells, reads[1].cells), ident[op], op)
                 pads = reads
             attrs = dict(op.attributes)
@@ -405,11 +416,45 @@ def tile_ops(f: func.FuncOp, first: Operation, last: Operation, grid: tuple[int,
     if "names" in last.attributes:
         acc.owner.attributes["names"] = last.attributes["names"]  # type: ignore[union-attr]
     acc.name_hint = last.results[0].name_hint
+    for v, home in homes.items():
+        reload_after(v, home, acc.owner, block)  # type: ignore[arg-type]
     last.results[0].replace_all_uses_with(acc)
     for op in reversed(members):
         op.detach()
         op.erase()
     return len(members), base_cost, tiled_cost - base_cost
+
+
+def stream_inputs(members: list[Operation], specs: dict, block: Block, h: int, w: int,
+                  active: set[SSAValue] | None = None) -> list[SSAValue]:
+    """The inputs of the run ``members`` it may stream from an off-chip home (in first-read
+    order); ``active``: :func:`activations` of ``block``, when known."""
+    made = {r for op in members for r in op.results}
+    inside = set(members)
+    active = activations(block) if active is None else active
+    out: list[SSAValue] = []
+    for op in members:
+        for k in specs[op].spatial:
+            v = op.operands[k]
+            if v not in made and v in active and v not in out and streamable(v, value_hw(v, h, w)[0], inside, block):
+                out.append(v)
+    return out
+
+
+def stream_names(first: Operation, last: Operation) -> list[str]:
+    """The names of the inputs the run from ``first`` to ``last`` may stream."""
+    layout = _layout(first, last)
+    members = _members(first, last, lambda op: layout)
+    block = last.parent_block()
+    assert block is not None
+    h, w = _hw(layout)
+    return [_name(v) for v in stream_inputs(members, {op: _spec(op, layout) for op in members}, block, h, w)]
+
+
+def _homes(members, specs, made, block: Block, h: int, w: int, stream: str | None) -> dict[SSAValue, SSAValue]:
+    if stream is None:
+        return {}
+    return {v: home_of(v, stream) for v in stream_inputs(members, specs, block, h, w)}
 
 
 # Public names for the choice (memopt.passes.tile_options, memopt.passes.tile_fit).
@@ -419,5 +464,5 @@ spec_of = _spec
 Spec = _Spec
 
 
-__all__ = ["CONCAT", "ELEMENTWISE", "activations", "hw_axes", "op_name", "parse_grid", "spec_of", "tile_ops", "tile_run",
-           "value_hw"]
+__all__ = ["CONCAT", "ELEMENTWISE", "activations", "hw_axes", "op_name", "parse_grid", "spec_of", "stream_inputs", "stream_names",
+           "tile_ops", "tile_run", "value_hw"]

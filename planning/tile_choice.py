@@ -9,7 +9,8 @@ Runs of one program never overlap. A capacity ``C`` is met when every op
 outside the chosen runs has ``live <= C`` and every chosen run has ``peak <= C``.
 
 :func:`fit` finds the options meeting ``C`` with the least total ``extra`` (then the fewest
-patches, then the earliest options in the order given) by dynamic programming over the positions;
+patches, then the earliest options in the order given) by dynamic programming over the positions
+(:func:`fit_preferring` first among the options that stream no input off chip);
 :func:`smallest` the least capacity any choice meets (within a MAC budget), by bisection over the
 candidate capacities (whether ``C`` is met is monotone in ``C``). Both are deterministic.
 """
@@ -36,6 +37,8 @@ class Option:
     """MACs the halos recompute."""
     channels: bool = False
     """Groups of output channels (``grid[0]`` of them) instead of spatial patches."""
+    stream: bool = False
+    """The run reads its inputs stripe by stripe from off-chip memory (they are not on chip across it)."""
 
     @property
     def patches(self) -> int:
@@ -69,19 +72,35 @@ def fit(live: Sequence[int], options: Sequence[Option], capacity: int) -> list[O
     return None if end is None else list(end[2])
 
 
-def smallest(live: Sequence[int], options: Sequence[Option], max_extra: int | None = None
-             ) -> tuple[int, list[Option]]:
+def fit_preferring(live: Sequence[int], options: Sequence[Option], capacity: int, prefer_whole: bool = True,
+                   max_extra: int | None = None) -> list[Option] | None:
+    """:func:`fit` within ``max_extra`` extra MACs (unbounded when None); with ``prefer_whole``,
+    among the options that stream no input first (a choice moving no data off chip), the
+    streaming ones only when those meet nothing."""
+
+    def within(choice: list[Option] | None) -> list[Option] | None:
+        if choice is None or (max_extra is not None and sum(o.extra for o in choice) > max_extra):
+            return None
+        return choice
+
+    if prefer_whole:
+        whole = within(fit(live, [o for o in options if not o.stream], capacity))
+        if whole is not None:
+            return whole
+    return within(fit(live, options, capacity))
+
+
+def smallest(live: Sequence[int], options: Sequence[Option], max_extra: int | None = None,
+             prefer_whole: bool = True) -> tuple[int, list[Option]]:
     """The least capacity a choice of options meets with at most ``max_extra`` extra MACs
-    (unbounded when None), and that choice (the cheapest at that capacity)."""
+    (unbounded when None), and that choice (the cheapest at that capacity, by
+    :func:`fit_preferring`)."""
     candidates = sorted({int(v) for v in live} | {o.peak for o in options})
     top = max(live) if len(live) else 0
     candidates = [c for c in candidates if c <= top] or [top]
 
     def meets(c: int) -> list[Option] | None:
-        choice = fit(live, options, c)
-        if choice is None or (max_extra is not None and sum(o.extra for o in choice) > max_extra):
-            return None
-        return choice
+        return fit_preferring(live, options, c, prefer_whole, max_extra)
 
     lo, hi = 0, len(candidates) - 1  # candidates[hi] (the untiled peak) is always met
     while lo < hi:
@@ -94,4 +113,4 @@ def smallest(live: Sequence[int], options: Sequence[Option], max_extra: int | No
     return candidates[lo], choice or []
 
 
-__all__ = ["Option", "fit", "smallest"]
+__all__ = ["Option", "fit", "fit_preferring", "smallest"]

@@ -71,3 +71,28 @@ def test_choice_covers_hot_ops_with_the_cheapest_runs():
     assert fit(live, options, 20) is None
     assert smallest(live, options) == (25, [options[1], options[3]])
     assert smallest(live, options, max_extra=5) == (28, [options[2], options[3]])
+
+
+def test_choice_streams_only_when_nothing_whole_fits():
+    from memopt.planning.tile_choice import Option, fit_preferring, smallest
+
+    live = [10, 50, 10]
+    whole = Option(1, 1, (2, 1), 30, 8)
+    streamed = Option(1, 1, (2, 1), 20, 2, stream=True)
+    assert fit_preferring(live, [whole, streamed], 30) == [whole]  # more MACs, but nothing moves off chip
+    assert fit_preferring(live, [whole, streamed], 30, prefer_whole=False) == [streamed]
+    assert fit_preferring(live, [whole, streamed], 30, max_extra=5) == [streamed]  # the whole one is over budget
+    assert fit_preferring(live, [whole, streamed], 25) == [streamed]
+    assert fit_preferring(live, [whole], 25) is None
+    assert smallest(live, [whole, streamed]) == (20, [streamed])
+
+
+def test_stream_reads_rows_of_a_home_only_when_they_are_contiguous():
+    from xdsl.dialects.builtin import IntegerType, TensorType, f32
+
+    from memopt.passes.tile_stream import stripe_contiguous
+
+    assert stripe_contiguous(TensorType(f32, [1, 8, 8, 3]), 1)  # NHWC: rows of whole W x C
+    assert not stripe_contiguous(TensorType(f32, [1, 3, 8, 8]), 2)  # NCHW: channels before the rows
+    assert stripe_contiguous(TensorType(f32, [1, 1, 8, 8]), 2)
+    assert not stripe_contiguous(TensorType(IntegerType(4), [1, 8, 8, 3]), 1)  # half-byte elements

@@ -1,0 +1,142 @@
+"""Streaming a tiled run's inputs from off-chip memory, stripe by stripe (Arm Vela's cascading
+reads its input feature map from DRAM the same way).
+
+A run tiled by :mod:`memopt.passes.tile_rewrite` reads each input it does not compute from that
+input held whole on chip, for as long as the run lasts. When the input itself is what does not
+fit (a camera image as large as half the capacity, a skip connection beside a decoder), the
+run may instead read it from an off-chip home: ``%h = memopt.copy %x to "dram"`` right after
+``%x`` is defined, and, per patch, the rows the patch needs — a ``memopt.view`` of the home (the
+rows of a tensor whose later axes are whole are one block of bytes) reloaded on chip by
+``memopt.copy`` (then cut to the patch's columns on chip). Every reader of ``%x`` outside the run
+after it reads a whole reload made right before it, as ``plan-memory{spill=auto}``'s reloads.
+So ``%x`` is on chip only where it is made and where an untiled op reads it, and the program
+says so in ops lifetime analysis, ``plan-memory``, ``verify-plan`` and ``memopt-run`` know.
+"""
+
+from __future__ import annotations
+
+import math
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import IntegerType, TensorType
+from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
+
+from memopt.diagnostics import copy_location
+from memopt.dialects.memopt import CopyOp, ViewOp, element_byte_size
+
+Rows = tuple[int, int]
+
+
+def _top(op: Operation, block: Block) -> Operation | None:
+    """The op of ``block`` holding ``op`` (itself, or the region op around it)."""
+    while op.parent_block() is not block:
+        parent = op.parent_op()
+        if parent is None:
+            return None
+        op = parent
+    return op
+
+
+def stripe_contiguous(t: TensorType, h: int) -> bool:
+    """Whether rows ``[a, b)`` along axis ``h`` of ``t`` are one block of bytes (every axis
+    before ``h`` has one cell) and its elements are whole bytes."""
+    e = t.element_type
+    if isinstance(e, IntegerType) and e.width.data % 8:
+        return False
+    shape = list(t.get_shape())
+    return 0 <= h < len(shape) and all(n == 1 for n in shape[:h])
+
+
+def streamable(v: SSAValue, h: int, members: set[Operation], block: Block) -> bool:
+    """Whether the run of ``members`` may read ``v`` stripe by stripe from an off-chip home:
+    ``v`` is a tensor of ``block`` (an argument or a result of one of its ops) whose row stripes
+    are contiguous, and every reader is an op of ``block`` (not a region's, not a view, not the
+    return: those read it in place) — a member, or an op a whole reload can feed."""
+    t = v.type
+    if not isinstance(t, TensorType) or not stripe_contiguous(t, h):
+        return False
+    if isinstance(v, BlockArgument):
+        if v.block is not block:
+            return False
+    elif not isinstance(v, OpResult) or v.op.parent_block() is not block:
+        return False
+    for use in v.uses:
+        user = use.operation
+        if user in members:
+            continue
+        if user.parent_block() is not block or user.regions or isinstance(user, (ViewOp, func.ReturnOp)):
+            return False
+    return True
+
+
+def home_of(v: SSAValue, memory: str) -> SSAValue:
+    """``v``'s off-chip home in ``memory``: the copy made right after its definition (made now
+    unless an earlier run made it)."""
+    for use in v.uses:
+        user = use.operation
+        if isinstance(user, CopyOp) and user.memory is not None and user.memory.data == memory:
+            return user.result
+    home = CopyOp(v, memory)
+    home.result.name_hint = f"{v.name_hint or 'x'}.home"
+    if isinstance(v, BlockArgument):
+        first = v.block.first_op
+        assert first is not None
+        copy_location(first, home)
+        v.block.insert_op_before(home, first)
+    else:
+        assert isinstance(v, OpResult)
+        copy_location(v.op, home)
+        block = v.op.parent_block()
+        assert block is not None
+        block.insert_op_after(home, v.op)
+    return home.result
+
+
+def reload_rows(home: SSAValue, rows: Rows, h: int, block: Block, anchor: Operation) -> SSAValue:
+    """Rows ``rows`` of ``home`` (axis ``h``) copied on chip before ``anchor``: a view of the
+    home (off chip, as the home) reloaded by ``memopt.copy``."""
+    t = home.type
+    assert isinstance(t, TensorType)
+    shape = list(t.get_shape())
+    sizes = list(shape)
+    sizes[h] = rows[1] - rows[0]
+    rt = TensorType(t.element_type, sizes)
+    offset = rows[0] * math.prod(shape[h + 1:]) * element_byte_size(t.element_type)
+    src = home
+    hint = (home.name_hint or "x").removesuffix(".home")
+    if sizes != shape:
+        view = ViewOp(home, rt, offset)
+        view.results[0].name_hint = f"{hint}.home.rows{rows[0]}_{rows[1]}"
+        copy_location(anchor, view)
+        block.insert_op_before(view, anchor)
+        src = view.results[0]
+    back = CopyOp(src)
+    back.result.name_hint = f"{hint}.rows{rows[0]}_{rows[1]}"
+    copy_location(anchor, back)
+    block.insert_op_before(back, anchor)
+    return back.result
+
+
+def reload_after(v: SSAValue, home: SSAValue, last: Operation, block: Block) -> None:
+    """Every reader of ``v`` in ``block`` after ``last`` reads a whole reload of ``home`` made
+    right before it (``v`` itself is then on chip only up to the run)."""
+    ops = list(block.ops)
+    after = ops.index(last)
+    position = {op: i for i, op in enumerate(ops)}
+    readers = []
+    for use in list(v.uses):
+        top = _top(use.operation, block)
+        if top is not None and position.get(top, -1) > after and top not in readers and not (
+                isinstance(top, CopyOp) and top.result is home):
+            readers.append(top)
+    for user in sorted(readers, key=position.__getitem__):
+        back = CopyOp(home)
+        back.result.name_hint = f"{(home.name_hint or 'x').removesuffix('.home')}.reload"
+        copy_location(user, back)
+        block.insert_op_before(back, user)
+        for i, operand in enumerate(user.operands):
+            if operand is v:
+                user.operands[i] = back.result
+
+
+__all__ = ["home_of", "reload_after", "reload_rows", "streamable", "stripe_contiguous"]
