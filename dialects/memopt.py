@@ -79,19 +79,14 @@ from xdsl.traits import (
 )
 from xdsl.utils.exceptions import VerifyException
 
+from memopt.dialects.plan_attr_names import ARG_OFFSETS_ATTR, OFFSETS_ATTR, PLAN_ATTR
+
 REMAT_ATTR = "memopt.remat"
 """On a recomputed op (``rematerialize``): the identity of the op it recomputes."""
 
 IDENT_ATTR = "memopt.ident"
 """On an op a rewrite moved or cut (``tile``): the identity of the original op it computes part
 of; the ops after it are numbered from there on, as in the original program."""
-
-PLAN_ATTR = "memopt.plan"
-"""Discardable attribute on ``func.func`` holding a :class:`PlanAttr`."""
-OFFSETS_ATTR = "memopt.offsets"
-"""Discardable ``array<i64: ...>`` attribute on ops: arena offset of each result."""
-ARG_OFFSETS_ATTR = "memopt.arg_offsets"
-"""Discardable ``array<i64: ...>`` attribute on ``func.func``: offset of each argument."""
 
 
 # --------------------------------------------------------------------------- helpers

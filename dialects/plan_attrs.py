@@ -1,30 +1,34 @@
-"""The memopt dialect's plan attributes read back with located errors.
+"""The memopt dialect's plan attributes decoded, with located errors: the only code that does.
 
-A plan lives in discardable attributes (:mod:`memopt.passes.plan_io` writes them):
-``memopt.offsets`` on every op with arena-resident tensor results, ``memopt.arg_offsets`` on the
-function, ``memopt.plan = #memopt.plan<...>`` for the arena size, the lower bound and the
-strategy, and ``memopt.memories`` for the arenas of off-chip memories. Here, below the passes
-and the executor, because both read them: ``verify-plan`` and the plan reader through
-:mod:`memopt.passes.plan_io`, the executor to lay a planned run out.
+A plan lives in discardable attributes (:mod:`memopt.passes.plan_io` writes them; their names
+are :mod:`memopt.dialects.plan_attr_names`): ``memopt.offsets`` on every op with arena-resident
+tensor results, ``memopt.arg_offsets`` on the function, ``memopt.plan = #memopt.plan<...>`` for
+the arena size, the lower bound and the strategy, ``memopt.numbering`` for the control-flow
+numbering, ``memopt.lower_bound_inplace``, ``memopt.memories`` for the arenas of off-chip
+memories, and ``memopt.onchip_offset``/``memopt.onchip_size`` for the DMA staging buffers.
+Here, below the passes and the executor, because both read them: the plan reader
+(:func:`memopt.passes.plan_io.read_function_plan`, which ``verify-plan`` and the report use)
+buffer by buffer, the executor and the API value by value.
 """
 
 from __future__ import annotations
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import DenseArrayBase, DictionaryAttr, IntegerAttr
-from xdsl.ir import Operation
+from xdsl.dialects.builtin import DenseArrayBase, DictionaryAttr, IntegerAttr, StringAttr
+from xdsl.ir import Operation, SSAValue
 
 from memopt.dialects.errors import MemoptError
-from memopt.dialects.memopt import PLAN_ATTR, CopyOp, PlanAttr
+from memopt.dialects.memopt import CopyOp, DmaBufferOp, PlanAttr
+from memopt.dialects.plan_attr_names import (
+    ARG_OFFSETS_ATTR, LB_INPLACE_ATTR, MEMORIES_ATTR, NUMBERING_ATTR, OFFSETS_ATTR, ONCHIP_OFFSET_ATTR, ONCHIP_SIZE_ATTR,
+    PLAN_ATTR,
+)
+from memopt.planning.plan import Staging
 from memopt.dialects.walk import walk
 
 NO_OFFSET = -1
 """The offset of a result that takes no arena space (e.g. an off-chip weight)."""
 
-MEMORIES_ATTR = "memopt.memories"
-"""On a function with spilled tensors: ``{dram = N : i64, ...}``, the arena size of every
-off-chip memory (the on-chip arena's is in ``memopt.plan``); each ``memopt.copy ... to "m"``
-carries its offset in memory ``m``'s arena in ``memopt.offsets``."""
 
 
 def offsets_attr(op: Operation, name: str, n: int) -> list[int]:
@@ -67,4 +71,64 @@ def plan_attr(f: func.FuncOp) -> PlanAttr:
     return plan
 
 
-__all__ = ["MEMORIES_ATTR", "NO_OFFSET", "memory_sizes", "offchip_memories", "offsets_attr", "plan_attr"]
+def is_planned(f: func.FuncOp) -> bool:
+    """Whether ``f`` carries a ``#memopt.plan``."""
+    return isinstance(f.attributes.get(PLAN_ATTR), PlanAttr)
+
+
+def plan_numbering(f: func.FuncOp) -> str:
+    """The control-flow numbering ``f``'s plan is valid in: its ``memopt.numbering``
+    (``"joint"`` when absent: a function without branches, where every numbering is one)."""
+    mode = f.attributes.get(NUMBERING_ATTR)
+    return mode.data if isinstance(mode, StringAttr) and mode.data in ("joint", "serial") else "joint"
+
+
+def lower_bound_inplace(f: func.FuncOp) -> int | None:
+    """``f``'s recorded lower bound with in-place permissions counted (None: not recorded)."""
+    a = f.attributes.get(LB_INPLACE_ATTR)
+    return a.value.data if isinstance(a, IntegerAttr) else None
+
+
+def onchip_size(module: Operation) -> int | None:
+    """The on-chip total recorded on ``module``, arena plus DMA staging buffers (None: none)."""
+    a = module.attributes.get(ONCHIP_SIZE_ATTR)
+    return a.value.data if isinstance(a, IntegerAttr) else None
+
+
+def staging_buffers(module: Operation) -> list[tuple[DmaBufferOp, int | None]]:
+    """Every DMA staging buffer of ``module`` with its on-chip offset (None: not placed yet);
+    a located error when the offset is malformed."""
+    out: list[tuple[DmaBufferOp, int | None]] = []
+    for op in walk(module):
+        if isinstance(op, DmaBufferOp):
+            at = op.attributes.get(ONCHIP_OFFSET_ATTR)
+            if at is not None and (not isinstance(at, IntegerAttr) or at.value.data < 0):
+                raise MemoptError(f"'{ONCHIP_OFFSET_ATTR}' must be a non-negative integer", op)
+            out.append((op, at.value.data if at is not None else None))
+    return out
+
+
+def placed_staging(module: Operation) -> tuple[Staging, ...]:
+    """The staging buffers of ``module`` that have an on-chip place."""
+    return tuple(Staging(op.sym_name.data, off, op.size.value.data) for op, off in staging_buffers(module)
+                 if off is not None)
+
+
+def value_offsets(f: func.FuncOp) -> list[tuple[SSAValue, int]]:
+    """Every value of ``f`` its attributes give an offset, arguments first, then results in
+    walk order, aliases included (``-1`` entries too: no arena space)."""
+    out: list[tuple[SSAValue, int]] = []
+    arg_offs = f.attributes.get(ARG_OFFSETS_ATTR)
+    if isinstance(arg_offs, DenseArrayBase):
+        out += [(a, int(o)) for a, o in zip(f.body.blocks[0].args, arg_offs.get_values())]
+    for op in walk(f.body):
+        offs = op.attributes.get(OFFSETS_ATTR)
+        if isinstance(offs, DenseArrayBase):
+            out += [(r, int(o)) for r, o in zip(op.results, offs.get_values())]
+    return out
+
+
+__all__ = [
+    "MEMORIES_ATTR", "NO_OFFSET", "is_planned", "lower_bound_inplace", "memory_sizes", "offchip_memories", "offsets_attr",
+    "onchip_size", "placed_staging", "plan_attr", "plan_numbering", "staging_buffers", "value_offsets",
+]

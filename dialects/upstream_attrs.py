@@ -11,19 +11,11 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import MemRefType, ModuleOp
 from memopt.dialects.walk import walk
 
-ARENA_SIZE_ATTR = "memopt.arena_size"
-LOWER_BOUND_ATTR = "memopt.lower_bound"
-STRATEGY_ATTR = "memopt.strategy"
-ARENA_ATTR = "memopt.arena"
-ARENA_ARG_ATTR = "memopt.arena_arg"
-"""With ``arena=arg``: the index of the function argument that is the arena (caller-provided)."""
-ARENA_ALIGNMENT_ATTR = "memopt.arena_alignment"
-"""With ``arena=arg``: the alignment the caller-provided arena's base needs (the largest any
-planned buffer asks for)."""
+from memopt.dialects.plan_attr_names import (
+    ARENA_ALIGNMENT_ATTR, ARENA_ARG_ATTR, ARENA_ATTR, ARENA_SIZE_ATTR, LOWER_BOUND_ATTR, SPACE_SIZES_ATTR, STRATEGY_ATTR,
+)
+
 ARENA_MODES = ("alloc", "arg")
-SPACE_SIZES_ATTR = "memopt.space_arena_sizes"
-"""``{"1" = N : i64, ...}``: the arena size of every memory space other than the default one
-(each its own ``memref<Nxi8, space>`` arena; the default space's size is ``memopt.arena_size``)."""
 
 
 def is_upstream(f: func.FuncOp) -> bool:

@@ -6,7 +6,8 @@ transfers; views, weights and DMA results are derived from those. Two models:
 
 * :class:`Unplanned` -- the reference semantics: every write gets a fresh array, and a
   ``dma_wait`` returns the weight's bytes directly (DMA buffers do not exist);
-* :class:`Planned` -- what the plan attributes say: one ``uint8`` arena of the planned size
+* :class:`Planned` -- what the plan attributes say, as the dialect's plan decoder
+  (:mod:`memopt.dialects.plan_attrs`) reads them value by value: one ``uint8`` arena of the planned size
   (filled with garbage, so nothing can be read before it is written), every value written at its
   ``memopt.offsets`` / ``memopt.arg_offsets`` entry, loop results and the body's block arguments
   sharing a slot, and real DMA staging buffers (``memopt.dma_buffer``; each its own array, or at
@@ -27,18 +28,18 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType
+from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Operation, SSAValue
 
 from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError
-from memopt.dialects.plan_attrs import memory_sizes, offsets_attr, plan_attr
+from memopt.dialects.plan_attr_names import ONCHIP_OFFSET_ATTR
+from memopt.dialects.plan_attrs import is_planned, memory_sizes, offsets_attr, plan_attr, staging_buffers
 from memopt.dialects.memopt import (
-    ARG_OFFSETS_ATTR, OFFSETS_ATTR, PLAN_ATTR, CopyOp, DmaBufferOp, DmaStartOp, DmaWaitOp, GetGlobalOp,
-    PlanAttr, ViewOp, YieldOp, byte_size,
+    ARG_OFFSETS_ATTR, OFFSETS_ATTR, CopyOp, DmaStartOp, DmaWaitOp, GetGlobalOp, ViewOp, YieldOp, byte_size,
 )
 
-DMA_OFFSET_ATTR = "memopt.onchip_offset"
+DMA_OFFSET_ATTR = ONCHIP_OFFSET_ATTR
 """Optional integer attribute on ``memopt.dma_buffer``: its offset in the on-chip arena."""
 
 DMA_LANDINGS = ("start", "wait")
@@ -87,10 +88,6 @@ def _memory(op: Operation) -> str | None:
     return op.memory.data if isinstance(op, CopyOp) and op.memory is not None else None
 
 
-def is_planned(f: func.FuncOp) -> bool:
-    return isinstance(f.attributes.get(PLAN_ATTR), PlanAttr)
-
-
 @dataclass
 class Planned:
     """One arena laid out by the plan attributes of ``f`` (see module docstring)."""
@@ -118,17 +115,13 @@ class Planned:
         # DMA staging buffers (module-level symbols), possibly inside the on-chip arena.
         placed: dict[str, tuple[int, int]] = {}
         own: dict[str, int] = {}
-        for op in walk(self.module):
-            if isinstance(op, DmaBufferOp):
-                n = op.size.value.data
-                at = op.attributes.get(DMA_OFFSET_ATTR)
-                if at is None:
-                    own[op.sym_name.data] = n
-                    continue
-                if not isinstance(at, IntegerAttr) or at.value.data < 0:
-                    raise MemoptError(f"'{DMA_OFFSET_ATTR}' must be a non-negative integer", op)
-                placed[op.sym_name.data] = (at.value.data, n)
-                size = max(size, at.value.data + n)
+        for op, at in staging_buffers(self.module):
+            n = op.size.value.data
+            if at is None:
+                own[op.sym_name.data] = n
+                continue
+            placed[op.sym_name.data] = (at, n)
+            size = max(size, at + n)
         # Garbage, not zeros: reading a byte before anyone wrote it must show.
         self.arena = np.random.default_rng(0x6D656D).integers(0, 256, size, dtype=np.uint8)
         self.dma_buffers = {s: self.arena[o : o + n] for s, (o, n) in placed.items()}

@@ -13,6 +13,7 @@ from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
+from memopt.dialects.plan_attr_names import ARENA_ARG_ATTR, ARENA_ATTR
 from memopt.dialects.walk import walk
 
 
@@ -23,12 +24,12 @@ def is_arena_alloc(alloc: Operation | None) -> bool:
     alloc are reshapes of one buffer, as ``lower-to-memref`` emits them, not planned buffers.)"""
     if not isinstance(alloc, memref.AllocOp) or len(alloc.results[0].type.get_shape()) != 1:
         return False
-    if "memopt.arena" in alloc.attributes:
+    if ARENA_ATTR in alloc.attributes:
         return True
     f = alloc.parent_op()
     while f is not None and not isinstance(f, func.FuncOp):
         f = f.parent_op()
-    if f is None or any("memopt.arena" in o.attributes for o in walk(f.body)):
+    if f is None or any(ARENA_ATTR in o.attributes for o in walk(f.body)):
         return False
     if alloc.alignment is None:
         return False
@@ -40,7 +41,7 @@ def is_arena_arg(v: SSAValue) -> bool:
     if not isinstance(v, BlockArgument):
         return False
     f = v.owner.parent_op()
-    k = f.attributes.get("memopt.arena_arg") if isinstance(f, func.FuncOp) else None
+    k = f.attributes.get(ARENA_ARG_ATTR) if isinstance(f, func.FuncOp) else None
     return isinstance(k, IntegerAttr) and k.value.data == v.index
 
 

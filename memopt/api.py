@@ -14,8 +14,9 @@ Two ways in, for a flow that already holds an xDSL ``ModuleOp`` (memopt's dialec
 :func:`context` is an xDSL ``Context`` with every dialect memopt reads, for flows that parse text.
 The plan is read back from the IR the passes wrote, never recomputed: on upstream IR by the one
 reader of upstream plans (:func:`~memopt.passes.upstream_plan_io.read_upstream_plan`: the arena
-views and their offsets, every memory space's arena), on memopt's dialect from the
-``memopt.plan`` attribute and the ``memopt.offsets``.
+views and their offsets, every memory space's arena), on memopt's dialect by the dialect's plan
+decoder (:mod:`memopt.dialects.plan_attrs`: the ``memopt.plan`` attribute and the offsets of
+every value, aliases included).
 """
 
 from __future__ import annotations
@@ -24,18 +25,17 @@ from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, ModuleOp, StringAttr, TensorType
+from xdsl.dialects.builtin import ModuleOp, TensorType
 
 from memopt.dialects.context import make_context
-from memopt.dialects.memopt import ARG_OFFSETS_ATTR, OFFSETS_ATTR, PLAN_ATTR, PlanAttr, byte_size
-from memopt.dialects.walk import walk
+from memopt.dialects.memopt import byte_size
+from memopt.dialects.plan_attrs import is_planned, lower_bound_inplace, onchip_size, plan_attr, value_offsets
 from memopt.passes.insert_dma import InsertDmaPass
 from memopt.passes.lower_to_memref import LowerToMemrefPass
 from memopt.passes.names import display_names
 from memopt.passes.options import validate_pass
 from memopt.passes.plan_memory import PlanMemoryPass
-from memopt.dialects.upstream_attrs import ARENA_SIZE_ATTR, LOWER_BOUND_ATTR, STRATEGY_ATTR
-from memopt.passes.upstream_dma import ONCHIP_SIZE_ATTR, STAGING_ATTR
+from memopt.passes.upstream_plan_io import is_planned as is_upstream_planned
 from memopt.passes.upstream_plan_io import read_upstream_plan
 
 
@@ -65,6 +65,8 @@ class FunctionSummary:
     buffers: tuple[PlannedBuffer, ...] = field(default=())
     space_arena_sizes: tuple[tuple[int, int], ...] = field(default=())
     """``(space, bytes)`` of every arena in a memory space other than the default one."""
+    lower_bound_inplace: int | None = None
+    """The lower bound with in-place reuse counted, when the plan may use it (memopt's dialect)."""
 
 
 @dataclass(frozen=True)
@@ -117,19 +119,7 @@ def plan(
 def _memopt_buffers(f: func.FuncOp) -> tuple[PlannedBuffer, ...]:
     """memopt dialect: every value with an arena offset (``memopt.offsets`` on its op,
     ``memopt.arg_offsets`` on the function), aliases included, by offset."""
-    values, offsets = [], []
-    arg_offs = f.attributes.get(ARG_OFFSETS_ATTR)
-    if isinstance(arg_offs, DenseArrayBase):
-        for a, o in zip(f.body.blocks[0].args, arg_offs.get_values()):
-            values.append(a)
-            offsets.append(int(o))
-    for op in walk(f.body):
-        offs = op.attributes.get(OFFSETS_ATTR)
-        if isinstance(offs, DenseArrayBase):
-            for r, o in zip(op.results, offs.get_values()):
-                values.append(r)
-                offsets.append(int(o))
-    keep = [(v, o) for v, o in zip(values, offsets) if o >= 0 and isinstance(v.type, TensorType)]
+    keep = [(v, o) for v, o in value_offsets(f) if o >= 0 and isinstance(v.type, TensorType)]
     names = display_names([v for v, _ in keep])
     bufs = [PlannedBuffer(n, o, byte_size(v.type)) for n, (v, o) in zip(names, keep)]
     return tuple(sorted(bufs, key=lambda b: (b.offset, b.name)))
@@ -139,35 +129,33 @@ def _upstream_summary(f: func.FuncOp) -> FunctionSummary | None:
     """An upstream function's plan, read back by the one reader of upstream plans (every arena
     view, double-buffered ones as ``name#0``/``name#1``; DMA staging buffers left out: they are
     in ``onchip_size``); None when the function is not planned."""
-    size = f.attributes.get(ARENA_SIZE_ATTR)
-    if not isinstance(size, IntegerAttr):
+    if not is_upstream_planned(f):
         return None
-    plans = sorted(read_upstream_plan(f), key=lambda p: p.space)
-    bufs = sorted((PlannedBuffer(b.id, off, b.size, p.space) for p in plans
-                   for b, off, v in zip(p.problem.buffers, p.offsets, p.views) if STAGING_ATTR not in v.attributes),
+    plan = read_upstream_plan(f)
+    size = plan.arena_size or 0
+    arenas = sorted(plan.arenas, key=lambda a: a.space)
+    bufs = sorted((PlannedBuffer(a.problem.buffers[i].id, a.offsets[i], a.problem.buffers[i].size, a.space)
+                   for a in arenas for i in a.planned()),
                   key=lambda b: (b.space, b.offset, b.name))
-    lb, strat, onchip = (f.attributes.get(a) for a in (LOWER_BOUND_ATTR, STRATEGY_ATTR, ONCHIP_SIZE_ATTR))
     return FunctionSummary(
-        f.sym_name.data, size.value.data, lb.value.data if isinstance(lb, IntegerAttr) else 0,
-        strat.data if isinstance(strat, StringAttr) else "",
-        onchip.value.data if isinstance(onchip, IntegerAttr) else size.value.data, tuple(bufs),
-        tuple((p.space, p.size) for p in plans if p.space != 0),
+        f.sym_name.data, size, plan.lower_bound or 0, plan.strategy,
+        plan.onchip_size if plan.onchip_size is not None else size, tuple(bufs),
+        tuple((a.space, a.size) for a in arenas if a.space != 0),
     )
 
 
 def summarize(module: ModuleOp) -> PlanSummary:
     """The plan already written in ``module`` (by ``plan-memory`` and ``insert-dma``)."""
     out = []
-    module_onchip = module.attributes.get("memopt.onchip_size")
+    module_onchip = onchip_size(module)
     for f in module.body.block.ops:
         if not isinstance(f, func.FuncOp) or not f.body.blocks:
             continue
-        p = f.attributes.get(PLAN_ATTR)
-        if isinstance(p, PlanAttr):
-            bufs = _memopt_buffers(f)
-            onchip = module_onchip.value.data if isinstance(module_onchip, IntegerAttr) else p.arena_size.data
+        if is_planned(f):
+            p = plan_attr(f)
+            onchip = module_onchip if module_onchip is not None else p.arena_size.data
             out.append(FunctionSummary(f.sym_name.data, p.arena_size.data, p.lower_bound.data, p.strategy.data, onchip,
-                                       bufs))
+                                       _memopt_buffers(f), lower_bound_inplace=lower_bound_inplace(f)))
             continue
         summary = _upstream_summary(f)
         if summary is not None:

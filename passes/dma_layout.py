@@ -24,12 +24,11 @@ from xdsl.ir import Operation
 
 from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError
-from memopt.dialects.memopt import PLAN_ATTR, DmaBufferOp, DmaStartOp, PlanAttr
+from memopt.dialects.memopt import DmaBufferOp, DmaStartOp
+from memopt.dialects.plan_attrs import is_planned, plan_attr
+from memopt.dialects.plan_attr_names import CAPACITY_ATTR, ONCHIP_OFFSET_ATTR, ONCHIP_SIZE_ATTR
 from memopt.planning import align_up
 
-ONCHIP_OFFSET_ATTR = "memopt.onchip_offset"
-ONCHIP_SIZE_ATTR = "memopt.onchip_size"
-CAPACITY_ATTR = "memopt.capacity"
 
 
 def record_capacity(module: ModuleOp, capacity: int | None) -> None:
@@ -53,8 +52,8 @@ def dma_buffers(module: Operation) -> list[DmaBufferOp]:
 def planned_arenas(module: Operation) -> list[tuple[func.FuncOp, int]]:
     out = []
     for op in walk(module):
-        if isinstance(op, func.FuncOp) and isinstance(op.attributes.get(PLAN_ATTR), PlanAttr):
-            out.append((op, op.attributes[PLAN_ATTR].arena_size.data))
+        if isinstance(op, func.FuncOp) and is_planned(op):
+            out.append((op, plan_attr(op).arena_size.data))
     return out
 
 

@@ -21,7 +21,7 @@ numbering for that algorithm. Storage decisions never depend on the mode, only s
 and paths do, so every mode's plan can be read back through the same storage. Each numbering is
 sound on its own (below) but none contains another's conflicts: a serial plan may overlap two
 buffers the joint analysis keeps apart, and vice versa. ``verify-plan`` therefore re-checks a
-plan in the numbering its recorded mode names (:func:`numbering_of_plan`).
+plan in the numbering the plan records (``memopt.numbering``, its own attribute).
 
 Why every numbering is sound: see :mod:`memopt.passes.lifetime_core` (a taken branch's ops in
 ``serial`` are a run of consecutive steps; in the overlaid ``flat``/``joint`` numbering they
@@ -79,7 +79,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import StringAttr, TensorType
+from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 
 from memopt.diagnostics import MemoptError
@@ -87,7 +87,7 @@ from memopt.dialects.errors import value_location_op
 from memopt.dialects.planned import check_calls, planned_functions
 from memopt.dialects.walk import walk
 from memopt.dialects.memopt import (
-    ComputeOp, CopyOp, IfOp, LoopOp, OffArena, PLAN_ATTR, PlanAttr, ViewOp, byte_size, memory_of,
+    ComputeOp, CopyOp, IfOp, LoopOp, OffArena, ViewOp, byte_size, memory_of,
 )
 from memopt.planning import Buffer, Overwrite, Path, Problem, PlanningError, align_up
 from memopt.planning.control_flow import IfSpan
@@ -377,31 +377,6 @@ def analyze_function(
     return FunctionLifetimes(f, problem, num, storage_of, owner, memory)
 
 
-def numbering_of_plan(strategy: str) -> str:
-    """The numbering a plan recorded with ``strategy`` (``"<strategy>/<mode>"``) is valid in.
-
-    ``serial`` plans are checked in the serial numbering; every other mode (``joint``, ``merge``,
-    ``flat``: ``flat`` conflicts contain the joint ones) and plans without a mode suffix
-    (functions without ``if``, where all numberings coincide) in the joint one.
-    """
-    return "serial" if strategy.rsplit("/", 1)[-1] == "serial" and "/" in strategy else "joint"
-
-
-NUMBERING_ATTR = "memopt.numbering"
-"""On a planned function: the numbering its plan is valid in (``"joint"`` or ``"serial"``),
-written by ``plan-memory`` so that readers never parse it out of the strategy string."""
-
-
-def plan_numbering(f: func.FuncOp) -> str:
-    """The numbering ``f``'s plan is valid in: its ``memopt.numbering`` attribute; for IR
-    planned before the attribute existed, derived from the strategy's mode suffix."""
-    mode = f.attributes.get(NUMBERING_ATTR)
-    if isinstance(mode, StringAttr) and mode.data in ("joint", "serial"):
-        return mode.data
-    plan = f.attributes.get(PLAN_ATTR)
-    return numbering_of_plan(plan.strategy.data) if isinstance(plan, PlanAttr) else "joint"
-
-
 def take_body(f: func.FuncOp, src: func.FuncOp) -> None:
     """Give ``f`` the body of ``src`` (a rewritten copy of it that won): the rewrite passes try
     candidates on clones and keep one."""
@@ -411,6 +386,6 @@ def take_body(f: func.FuncOp, src: func.FuncOp) -> None:
 
 __all__ = [
     "CONTROL_FLOW_MODES", "MEMOPT", "NUMBERINGS", "FunctionLifetimes", "IfSpan", "MemoptFlavour", "Numbering",
-    "analyze_function", "off_arena", "align_up", "check_calls", "if_spans", "number_ops", "numbering_of_plan", "NUMBERING_ATTR", "plan_numbering", "planned_functions",
+    "analyze_function", "off_arena", "align_up", "check_calls", "if_spans", "number_ops", "planned_functions",
     "value_location_op", "value_names",
 ]

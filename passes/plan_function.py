@@ -29,6 +29,8 @@ class FunctionPlan:
     """``min(LB_nest`` of the joint numbering, serial max-live``)``: bounds every mode's plan."""
     lower_bound_inplace: int
     """The same bound with the in-place permissions counted (equal to it without any)."""
+    numbering: str = "joint"
+    """The control-flow numbering ``lifetimes`` (and so the plan) is in: ``joint`` or ``serial``."""
 
 
 def plan_function_memory(
@@ -54,7 +56,7 @@ def plan_function_memory(
         solution = plan_joint(
             joint.problem, spans, strategy, [("serial", serial.problem, unpolished(strategy).plan(serial.problem))]
         )
-        if solution.strategy.endswith("/serial"):
+        if solution.mode == "serial":
             lt = serial  # kept the serial layout: valid (and verified) in serial numbering
     elif control_flow == "merge":
         solution = plan_merge(joint.problem, spans, strategy)
@@ -68,7 +70,7 @@ def plan_function_memory(
         validate(lt.problem, solution)
     except PlanningError as e:
         raise MemoptError(f"internal error: strategy '{solution.strategy}' produced an invalid plan: {e}", f) from None
-    return FunctionPlan(lt, solution, lb, min(lb, lb_inplace))
+    return FunctionPlan(lt, solution, lb, min(lb, lb_inplace), "serial" if solution.mode == "serial" else "joint")
 
 
 __all__ = ["FunctionPlan", "plan_function_memory"]

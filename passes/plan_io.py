@@ -1,26 +1,36 @@
-"""Reading and writing a memory plan on the IR.
+"""The memopt dialect's plan: its one writer, and its one reader into the plan model.
 
 A plan lives in discardable attributes, so any later pass or tool can read it back:
 ``memopt.offsets`` on every op with arena-resident tensor results (one entry per result, -1 for
 results that take no arena space, e.g. off-chip weights), ``memopt.arg_offsets`` on the function
-for its arguments, and ``memopt.plan = #memopt.plan<...>`` on the function for the arena size,
-the lower bound and the strategy that produced it. Reading the attributes alone (no lifetimes)
-is :mod:`memopt.dialects.plan_attrs`, whose names are re-exported here.
+for its arguments, ``memopt.plan = #memopt.plan<...>`` on the function for the arena size,
+the lower bound and the strategy that produced it, and ``memopt.numbering`` for the
+control-flow numbering it is valid in (a field of its own: never derived from the strategy).
+:func:`write_plan` writes them; :func:`read_function_plan` reads them back, with the lifetimes
+the plan's numbering gives, into a :class:`~memopt.planning.plan.Plan` — what ``verify-plan``
+and the report read. Decoding the attributes alone (no lifetimes, value by value) is
+:mod:`memopt.dialects.plan_attrs`, whose names are re-exported here.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from xdsl.dialects import func
 from xdsl.dialects.builtin import DenseArrayBase, DictionaryAttr, IntegerAttr, StringAttr, i64
-from xdsl.ir import Operation
+from xdsl.ir import Operation, SSAValue
 
 from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError
-from memopt.dialects.memopt import ARG_OFFSETS_ATTR, OFFSETS_ATTR, PLAN_ATTR, PlanAttr, memory_of
+from memopt.dialects.memopt import PlanAttr, memory_of
+from memopt.dialects.plan_attr_names import ARG_OFFSETS_ATTR, LB_INPLACE_ATTR, NUMBERING_ATTR, OFFSETS_ATTR, PLAN_ATTR
 from memopt.dialects.plan_attrs import (  # noqa: F401 - re-exported: readers import them from here
-    MEMORIES_ATTR, NO_OFFSET, memory_sizes, offsets_attr, plan_attr,
+    MEMORIES_ATTR, NO_OFFSET, lower_bound_inplace, memory_sizes, offchip_memories, offsets_attr, onchip_size,
+    plan_attr, plan_numbering,
 )
-from memopt.passes.lifetime import NUMBERING_ATTR, FunctionLifetimes, numbering_of_plan
+from memopt.passes.lifetime import FunctionLifetimes, analyze_function
 from memopt.planning import Solution
+from memopt.planning.plan import Arena, Plan
 
 def _ops_with_arena_results(lt: FunctionLifetimes) -> list[Operation]:
     ops = []
@@ -42,8 +52,9 @@ def write_memory_plan(lt: FunctionLifetimes, solution: Solution) -> None:
     lt.func.attributes[MEMORIES_ATTR] = DictionaryAttr({k: IntegerAttr(v, i64) for k, v in sorted(sizes.items())})
 
 
-def write_plan(lt: FunctionLifetimes, solution: Solution, lower_bound: int) -> None:
-    """Attach ``solution`` (offsets per buffer of ``lt.problem``) to the function's IR."""
+def write_plan(lt: FunctionLifetimes, solution: Solution, lower_bound: int, numbering: str = "joint") -> None:
+    """Attach ``solution`` (offsets per buffer of ``lt.problem``, whose steps are in control-flow
+    numbering ``numbering``) to the function's IR."""
     offsets = solution.offsets
     if MEMORIES_ATTR in lt.func.attributes:
         del lt.func.attributes[MEMORIES_ATTR]
@@ -62,8 +73,53 @@ def write_plan(lt: FunctionLifetimes, solution: Solution, lower_bound: int) -> N
             i64, [NO_OFFSET if v is None else v for v in arg_vals]
         )
     lt.func.attributes[PLAN_ATTR] = PlanAttr.get(solution.height, lower_bound, solution.strategy)
-    # Explicit: the numbering the plan is valid in, so no reader parses it out of the strategy.
-    lt.func.attributes[NUMBERING_ATTR] = StringAttr(numbering_of_plan(solution.strategy))
+    lt.func.attributes[NUMBERING_ATTR] = StringAttr(numbering)
+
+
+def write_inplace_bound(f: func.FuncOp, bound: int | None) -> None:
+    """Record the lower bound with in-place permissions counted (``None``: the plan has none to
+    use, and a stale one is dropped)."""
+    if bound is not None:
+        f.attributes[LB_INPLACE_ATTR] = IntegerAttr(bound, i64)
+    elif LB_INPLACE_ATTR in f.attributes:
+        del f.attributes[LB_INPLACE_ATTR]
+
+
+MemoptPlan = Plan[SSAValue]
+"""A memopt-dialect function's plan: each buffer's site is the value that owns its storage."""
+
+
+@dataclass(frozen=True)
+class ReadPlan:
+    """A function's plan and the lifetimes of its on-chip arena (what a reader needs beside the
+    plan to say what each buffer is)."""
+
+    plan: MemoptPlan
+    lifetimes: FunctionLifetimes
+
+
+def read_function_plan(f: func.FuncOp, *, memories: bool = True) -> ReadPlan:
+    """The plan of ``f`` read back: each arena's buffers with their lifetimes in the numbering the
+    plan records, and their offsets (the off-chip memories' arenas too, unless ``memories`` is
+    false). A missing, malformed or inconsistent attribute is a located :class:`MemoptError`."""
+    attr = plan_attr(f)
+    numbering = plan_numbering(f)
+    onchip = analyze_function(f, mode=numbering, inplace=True, alignment=1)
+    arenas = [_arena(onchip)]
+    if memories:
+        for memory in offchip_memories(f):
+            arenas.append(_arena(analyze_function(f, mode=numbering, inplace=False, alignment=1, memory=memory)))
+    module = f.parent_op()
+    plan = MemoptPlan(
+        f.sym_name.data, tuple(arenas), attr.strategy.data, attr.arena_size.data, attr.lower_bound.data,
+        lower_bound_inplace(f), numbering, onchip_size=onchip_size(module) if module is not None else None,
+    )
+    return ReadPlan(plan, onchip)
+
+
+def _arena(lt: FunctionLifetimes) -> Arena[SSAValue]:
+    offsets, size, _ = read_plan(lt)
+    return Arena(lt.memory or "", 0, size, size, lt.problem, tuple(offsets), tuple(lt.owner))
 
 
 def read_plan(lt: FunctionLifetimes) -> tuple[list[int], int, PlanAttr]:

@@ -64,7 +64,6 @@ from dataclasses import dataclass, replace
 
 from xdsl.context import Context
 from xdsl.dialects import builtin
-from xdsl.dialects.builtin import IntegerAttr, i64
 from xdsl.passes import ModulePass
 
 from memopt.diagnostics import MemoptError, where
@@ -74,13 +73,12 @@ from memopt.passes.dma_layout import place_dma_buffers, recorded_capacity
 from memopt.passes.lifetime import CONTROL_FLOW_MODES, analyze_function, planned_functions
 from memopt.passes.options import option
 from memopt.passes.plan_function import FunctionPlan, plan_function_memory
-from memopt.passes.plan_io import write_memory_plan, write_plan
+from memopt.passes.plan_io import write_inplace_bound, write_memory_plan, write_plan
 from memopt.planning import PlanningError, Strategy, lower_bound, make_strategy, strategy_names, validate
 from memopt.planning.csvio import write_rows
 from memopt.planning.latency import LatencyError, load_target
 from memopt.planning.strategies import strategy_options
 
-LB_INPLACE_ATTR = "memopt.lower_bound_inplace"
 
 
 def check_options(
@@ -316,12 +314,9 @@ class PlanMemoryPass(ModulePass):
                     )
                 fp = self._fit(f, target, solution.height)
                 lt, solution, lb = fp.lifetimes, fp.solution, fp.lower_bound
-            write_plan(lt, solution, lb)
+            write_plan(lt, solution, lb, fp.numbering)
             memory_rows = self._plan_offchip(f)
-            if lt.problem.overwrites:
-                f.attributes[LB_INPLACE_ATTR] = IntegerAttr(fp.lower_bound_inplace, i64)
-            elif LB_INPLACE_ATTR in f.attributes:
-                del f.attributes[LB_INPLACE_ATTR]
+            write_inplace_bound(f, fp.lower_bound_inplace if lt.problem.overwrites else None)
             prefix = f"{f.sym_name.data}::" if len(funcs) > 1 else ""
             onchip = target.onchip_name
             rows += [

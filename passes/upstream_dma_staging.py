@@ -34,13 +34,11 @@ from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError, where
 from memopt.dialects.upstream_syntax import AllocOp
 from memopt.passes.dma_layout import layout_after_arena
-from memopt.dialects.upstream_attrs import ARENA_ARG_ATTR, ARENA_SIZE_ATTR
+from memopt.dialects.plan_attr_names import ARENA_ARG_ATTR, ARENA_SIZE_ATTR, ONCHIP_SIZE_ATTR, STAGING_ATTR
 from memopt.passes.upstream_dma_weights import UpstreamWeight, space_of
 from memopt.passes.upstream_lifetime import byte_size
 from memopt.passes.upstream_plan import arena_value, resize_arena
 
-ONCHIP_SIZE_ATTR = "memopt.onchip_size"
-STAGING_ATTR = "memopt.staging"
 ARENA = None
 """The staging space meaning "the default space, with the arena"."""
 

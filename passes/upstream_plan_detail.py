@@ -18,7 +18,6 @@ from xdsl.dialects import func, memref
 from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 
 from memopt.dialects.walk import walk
-from .upstream_dma import STAGING_ATTR
 from .upstream_lifetime import BRANCHING, VIEWS, number
 from .upstream_plan_io import ArenaPlan
 from .upstream_calls import call_scratch
@@ -62,12 +61,12 @@ def buffer_kinds(f: func.FuncOp, plan: ArenaPlan) -> list[str]:
     ``insert-dma`` placed after the plan), ``scratch`` (a callee's arena, passed at a call),
     ``loop-carried`` (double buffered by iteration parity), ``input`` / ``output`` (copied from
     / into an argument of ``f``), else ``intermediate``."""
-    twice = Counter(id(v) for v in plan.views)
-    planned = {id(v) for v in plan.views}
+    twice = Counter(id(v) for v in plan.sites)
+    planned = {id(v) for v in plan.sites}
     inputs, outputs = _copied_with_arguments(f, planned)
     kinds = []
-    for view in plan.views:
-        if STAGING_ATTR in view.attributes:
+    for i, view in enumerate(plan.sites):
+        if i in plan.staging:
             kinds.append(STAGING)
         elif _passed_as_callee_arena(view):
             kinds.append(SCRATCH)

@@ -8,39 +8,31 @@ builtin attributes on the function (``memopt.arena_size``, ``memopt.lower_bound`
 an arena exactly as the planner traced the allocs it replaced (the same tracer,
 :mod:`memopt.passes.upstream_lifetime`, with views as the buffers), and reading the offsets off
 the views. What comes back is IR-free enough for the core validator, the report, the pools and
-the API: a :class:`~memopt.planning.Problem`, its offsets and the arena's size.
+the API: a :class:`~memopt.planning.plan.Plan`, each arena a :class:`~memopt.planning.Problem`,
+its offsets and its size.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from xdsl.dialects import arith, func, memref
-from xdsl.dialects.builtin import IntegerAttr, MemRefType
+from xdsl.dialects.builtin import IntegerAttr, MemRefType, StringAttr
 from xdsl.ir import Operation, OpResult, SSAValue
 
 from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError
-from memopt.dialects.upstream_attrs import ARENA_ARG_ATTR, ARENA_ATTR, ARENA_SIZE_ATTR, SPACE_SIZES_ATTR
+from memopt.dialects.plan_attr_names import (
+    ARENA_ARG_ATTR, ARENA_ATTR, ARENA_SIZE_ATTR, LOWER_BOUND_ATTR, ONCHIP_SIZE_ATTR, SPACE_SIZES_ATTR, STAGING_ATTR,
+    STRATEGY_ATTR,
+)
 from memopt.planning import Buffer, Problem
+from memopt.planning.plan import Arena, Plan
 
 from .upstream_lifetime import BufferNames, BufferTracer, byte_size, memory_space
 
 
-@dataclass
-class ArenaPlan:
-    """One arena of a planned function and the buffers placed in it."""
-
-    space: int
-    arena: SSAValue
-    size: int
-    """The arena's bytes (its type's size)."""
-    recorded_size: int | None
-    """The size the function's attributes record for it (None: not recorded)."""
-    problem: Problem
-    offsets: list[int]
-    views: list[Operation] = field(default_factory=list)
-    """The view of each buffer, in problem order (a double-buffered one twice)."""
+ArenaPlan = Arena[Operation]
+"""One arena of a planned upstream function: each buffer's site is its arena view (a
+double-buffered view is the site of both its buffers)."""
 
 
 def arenas(f: func.FuncOp) -> list[SSAValue]:
@@ -58,9 +50,10 @@ def is_planned(f: func.FuncOp) -> bool:
     return ARENA_SIZE_ATTR in f.attributes
 
 
-def read_upstream_plan(f: func.FuncOp) -> list[ArenaPlan]:
-    """Every arena of planned upstream function ``f`` with its buffers, lifetimes and offsets.
-    A view whose offset the reader cannot tell is a located error (the plan is not explicit)."""
+def read_upstream_plan(f: func.FuncOp) -> Plan[Operation]:
+    """The plan of upstream function ``f``: every arena with its buffers, lifetimes and offsets,
+    in the order the function holds them, and what the function's attributes record. A view
+    whose offset the reader cannot tell is a located error (the plan is not explicit)."""
     tracer = BufferTracer(f)
     plans = []
     for arena in arenas(f):
@@ -68,7 +61,20 @@ def read_upstream_plan(f: func.FuncOp) -> list[ArenaPlan]:
         assert isinstance(t, MemRefType)
         space = memory_space(arena.owner) if isinstance(arena, OpResult) else 0
         plans.append(_read_arena(f, tracer, arena, space, byte_size(t)))
-    return plans
+    return Plan(
+        f.sym_name.data, tuple(plans), _string(f, STRATEGY_ATTR), _integer(f, ARENA_SIZE_ATTR),
+        _integer(f, LOWER_BOUND_ATTR), onchip_size=_integer(f, ONCHIP_SIZE_ATTR),
+    )
+
+
+def _integer(f: func.FuncOp, name: str) -> int | None:
+    a = f.attributes.get(name)
+    return a.value.data if isinstance(a, IntegerAttr) else None
+
+
+def _string(f: func.FuncOp, name: str) -> str:
+    a = f.attributes.get(name)
+    return a.data if isinstance(a, StringAttr) else ""
 
 
 def _read_arena(f: func.FuncOp, tracer: BufferTracer, arena: SSAValue, space: int, size: int) -> ArenaPlan:
@@ -98,7 +104,9 @@ def _read_arena(f: func.FuncOp, tracer: BufferTracer, arena: SSAValue, space: in
             buffers.append(Buffer(name if len(offs) == 1 else f"{name}#{k}", n, start, stop, 1, path))
             offsets.append(off)
             views.append(view)
-    return ArenaPlan(space, arena, size, _recorded_size(f, space), Problem.of(buffers), offsets, views)
+    staging = frozenset(i for i, v in enumerate(views) if STAGING_ATTR in v.attributes)
+    return ArenaPlan("" if space == 0 else f"space{space}", space, size, _recorded_size(f, space), Problem.of(buffers),
+                     tuple(offsets), tuple(views), staging)
 
 
 def view_offsets(view: memref.ViewOp) -> list[int]:
@@ -123,8 +131,7 @@ def _constant(v: SSAValue) -> int | None:
 
 def _recorded_size(f: func.FuncOp, space: int) -> int | None:
     if space == 0:
-        a = f.attributes.get(ARENA_SIZE_ATTR)
-        return a.value.data if isinstance(a, IntegerAttr) else None
+        return _integer(f, ARENA_SIZE_ATTR)
     sizes = f.attributes.get(SPACE_SIZES_ATTR)
     entry = sizes.data.get(str(space)) if sizes is not None else None  # type: ignore[union-attr]
     return entry.value.data if isinstance(entry, IntegerAttr) else None

@@ -47,10 +47,10 @@ def upstream_allocations(f: func.FuncOp, space: int = 0) -> UpstreamAllocations:
     program that needs no memory)."""
     name = f.sym_name.data
     if is_planned(f):
-        plan = next((p for p in read_upstream_plan(f) if p.space == space), None)
+        plan = next((a for a in read_upstream_plan(f).arenas if a.space == space), None)
         if plan is None or not len(plan.problem):
             raise MemoptError(f"'@{name}' has no planned buffer in memory space {space}: nothing to replay", f)
-        return UpstreamAllocations(serial_problem(f, plan.views, plan.problem), plan.problem, plan)
+        return UpstreamAllocations(serial_problem(f, list(plan.sites), plan.problem), plan.problem, plan)
     lt = analyze_upstream(f, space, 1)
     if not len(lt.problem):
         left = len(lt.remarks)

@@ -289,8 +289,9 @@ def plan_merge(problem: Problem, spans: Sequence[IfSpan], strategy: Strategy) ->
 
 
 def with_mode(solution: Solution, mode: str) -> Solution:
-    """The same layout with ``"/<mode>"`` appended to its strategy name."""
-    return Solution(solution.offsets, solution.height, f"{solution.strategy}/{mode}")
+    """The same layout as control-flow mode ``mode``'s: its own field, and ``"/<mode>"``
+    appended to its strategy name (for the reader)."""
+    return Solution(solution.offsets, solution.height, f"{solution.strategy}/{mode}", mode)
 
 
 class OuterFirst(OrderedFirstFit):
@@ -367,10 +368,10 @@ def plan_joint(
 
 
 def _polish(problem: Problem, solution: Solution) -> Solution:
-    """:func:`polished` on a ``"<s>/<mode>"`` plan, keeping its mode."""
-    base, mode = solution.strategy.rsplit("/", 1)
+    """:func:`polished` on a control-flow mode's plan, keeping its mode."""
+    base = solution.strategy.removesuffix(f"/{solution.mode}")
     again = polished(problem, Solution(solution.offsets, solution.height, base))
-    return with_mode(again, mode) if again.height < solution.height else solution
+    return with_mode(again, solution.mode) if again.height < solution.height else solution
 
 
 def unpolished(strategy: Strategy) -> Strategy:

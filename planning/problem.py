@@ -179,6 +179,10 @@ class Solution:
     offsets: tuple[int, ...]
     height: int
     strategy: str
+    """The name of what produced it; a control-flow plan's ends in ``"/<mode>"`` (shown, never parsed)."""
+    mode: str = ""
+    """The control-flow mode whose layout this is (:mod:`memopt.planning.control_flow`: ``joint``,
+    ``merge``, ``flat``, ``serial``); ``""`` for a plan made without control-flow planning."""
 
     @staticmethod
     def of(problem: Problem, offsets: Sequence[int], strategy: str) -> "Solution":

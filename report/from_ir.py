@@ -1,9 +1,9 @@
 """Read a planned module into a :class:`~memopt.report.model.PlanView`.
 
-Nothing is re-planned: offsets come from the plan attributes (read back and checked by
-:func:`memopt.passes.plan_io.read_plan`, the reader ``verify-plan`` uses), lifetimes from the
-lifetime analysis in the numbering the plan records, staging buffers from the placement
-``insert-dma`` recorded, and the DMA timelines from the IR's ``dma_start``/``dma_wait`` ops as the
+Nothing is re-planned: the plan is the dialect's one plan reader's
+(:func:`memopt.passes.plan_io.read_function_plan`, the reader ``verify-plan`` uses: offsets read
+back and checked, lifetimes in the numbering the plan records), staging buffers are the
+placement ``insert-dma`` recorded, and the DMA timelines from the IR's ``dma_start``/``dma_wait`` ops as the
 latency model schedules them (the same reading as ``report-latency``). So the pictures show
 exactly what was planned. A plan that is not sound — overlapping tensors, one past the arena, an
 arena below its lower bound, a recorded bound above the tensors' own — is a located error
@@ -16,22 +16,17 @@ reader of upstream plans.
 from __future__ import annotations
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 
 from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError
-from memopt.dialects.memopt import (
-    ComputeOp, DmaStartOp, DmaWaitOp, LoopOp, PlanAttr, ViewOp, byte_size,
-)
-from memopt.passes.dma_layout import ONCHIP_OFFSET_ATTR, ONCHIP_SIZE_ATTR, dma_buffers
+from memopt.dialects.memopt import ComputeOp, DmaStartOp, DmaWaitOp, LoopOp, ViewOp, byte_size
+from memopt.dialects.plan_attrs import onchip_size, placed_staging
 from memopt.passes.dma_profile import op_profile, scheduled_items
 from memopt.passes.dma_regions import cut_function, regions
-from memopt.passes.lifetime import (
-    FunctionLifetimes, analyze_function, plan_numbering, planned_functions, value_location_op,
-)
-from memopt.passes.plan_io import plan_attr, read_plan
-from memopt.passes.plan_memory import LB_INPLACE_ATTR
+from memopt.passes.lifetime import FunctionLifetimes, planned_functions, value_location_op
+from memopt.passes.plan_io import MemoptPlan, read_function_plan
 from memopt.dialects.upstream_attrs import is_upstream
 from memopt.planning.latency import Target, lower_bound_time, serial_time, simulate
 from memopt.planning import lower_bound
@@ -72,10 +67,12 @@ def _branches(lt: FunctionLifetimes) -> list[BranchSpan]:
     return spans
 
 
-def function_view(lt: FunctionLifetimes, offsets: list[int], plan: PlanAttr) -> FunctionView:
-    """The boxes of one planned function (``offsets`` per buffer of ``lt.problem``)."""
+def function_view(lt: FunctionLifetimes, plan: MemoptPlan) -> FunctionView:
+    """The boxes of one planned function (its on-chip arena: the buffers of ``lt.problem``)."""
     f = lt.func
     problem = lt.problem
+    arena = plan.arenas[0]
+    offsets = arena.offsets
     returned: set[int] = set()
     ret = f.body.blocks[0].last_op
     if isinstance(ret, func.ReturnOp):
@@ -102,12 +99,10 @@ def function_view(lt: FunctionLifetimes, offsets: list[int], plan: PlanAttr) -> 
                     name, offsets[b] + rel, byte_size(op.result.type), start, src.end, "view", src.path,
                     f"view of {src.id} at +{rel} : {op.result.type}",
                 ))
-    lb_in = f.attributes.get(LB_INPLACE_ATTR)
-    strategy = plan.strategy.data
-    mode = strategy.rsplit("/", 1)[1] if "/" in strategy else ""
+    branches = tuple(_branches(lt))
     return FunctionView(
-        f.sym_name.data, plan.arena_size.data, plan.lower_bound.data, strategy, tuple(boxes),
-        lb_in.value.data if isinstance(lb_in, IntegerAttr) else None, mode, tuple(_branches(lt)),
+        f.sym_name.data, arena.size, plan.lower_bound or 0, plan.strategy, tuple(boxes), plan.lower_bound_inplace,
+        plan.numbering if branches else "", branches,
     )
 
 
@@ -141,16 +136,15 @@ def timelines(f: func.FuncOp, target: Target) -> list[RegionTimeline]:
     return out
 
 
-def _check(lt: FunctionLifetimes, offsets: list[int], plan: PlanAttr) -> None:
+def _check(lt: FunctionLifetimes, plan: MemoptPlan) -> None:
     """A plan the report would draw as valid must be: no overlap, nothing past the arena, the
     arena not below the bound (with in-place reuse when the plan may use it); located error."""
-    lb_in = lt.func.attributes.get(LB_INPLACE_ATTR)
-    bound = lb_in.value.data if isinstance(lb_in, IntegerAttr) else plan.lower_bound.data
-    what = "in-place lower bound" if isinstance(lb_in, IntegerAttr) else "lower bound"
-    lb = plan.lower_bound.data
-    v = (layout_violation(lt.problem, offsets, plan.arena_size.data)
+    arena, lb = plan.arenas[0], plan.lower_bound or 0
+    bound = plan.lower_bound_inplace if plan.lower_bound_inplace is not None else lb
+    what = "in-place lower bound" if plan.lower_bound_inplace is not None else "lower bound"
+    v = (layout_violation(lt.problem, list(arena.offsets), arena.size)
          or recorded_bound_violation(lb, lower_bound(lt.problem), exact=False)
-         or bound_violation(plan.arena_size.data, bound, what))
+         or bound_violation(arena.size, bound, what))
     if v is not None:
         raise MemoptError(v.message, value_location_op(lt.owner[v.buffer]) if v.buffer is not None else lt.func)
 
@@ -172,23 +166,14 @@ def plan_view(module: ModuleOp, source: str, target: Target, *, func_name: str |
 
             views += upstream_function_views(f, target)
             continue
-        plan_attr(f)  # a located error when missing or malformed
-        lt = analyze_function(f, mode=plan_numbering(f), inplace=True, alignment=1)
-        offsets, _, plan = read_plan(lt)
-        _check(lt, offsets, plan)
-        fv = function_view(lt, offsets, plan)
+        read = read_function_plan(f, memories=False)
+        _check(read.lifetimes, read.plan)
+        fv = function_view(read.lifetimes, read.plan)
         views.append(FunctionView(**{**fv.__dict__, "timelines": tuple(timelines(f, target))}))
-    staging = tuple(
-        StagingBox(b.sym_name.data, b.attributes[ONCHIP_OFFSET_ATTR].value.data, b.size.value.data)
-        for b in dma_buffers(module) if isinstance(b.attributes.get(ONCHIP_OFFSET_ATTR), IntegerAttr)
-    )
-    onchip = module.attributes.get(ONCHIP_SIZE_ATTR)
+    staging = tuple(StagingBox(s.name, s.offset, s.size) for s in placed_staging(module))
     if capacity is None:
         capacity = target.capacity
-    return PlanView(
-        source, tuple(views), staging, onchip.value.data if isinstance(onchip, IntegerAttr) else None,
-        capacity, target.describe(),
-    )
+    return PlanView(source, tuple(views), staging, onchip_size(module), capacity, target.describe())
 
 
 __all__ = ["function_view", "plan_view", "timelines"]

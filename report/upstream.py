@@ -2,7 +2,7 @@
 
 Everything comes from the one reader of upstream plans,
 :func:`memopt.passes.upstream_plan_io.read_upstream_plan` (the planner's tracer re-run on the
-arena views, offsets read off them), and the function's plan attributes; kinds and branch spans
+arena views, offsets read off them, and what the function's attributes record); kinds and branch spans
 from :mod:`memopt.passes.upstream_plan_detail`. One :class:`~memopt.report.model.FunctionView`
 per arena: the default memory space's under the function's name, with the staging buffers
 ``insert-dma`` placed after the planned bytes in their own panel; each other memory space's
@@ -17,28 +17,23 @@ from __future__ import annotations
 from dataclasses import replace
 
 from xdsl.dialects import func, memref
-from xdsl.dialects.builtin import IntegerAttr, StringAttr
+from xdsl.ir import Operation
 
 from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError
 from memopt.planning import Problem, lower_bound
 
 from memopt.planning.latency import Target
-from memopt.dialects.upstream_attrs import ARENA_SIZE_ATTR, LOWER_BOUND_ATTR, STRATEGY_ATTR
-from memopt.passes.upstream_dma import ONCHIP_SIZE_ATTR, STAGING_ATTR
+from memopt.dialects.plan_attr_names import STAGING_ATTR
+from memopt.planning.plan import Plan
 from memopt.passes.upstream_lifetime import byte_size, memory_space
 from memopt.passes.upstream_plan_detail import STAGING, branch_spans, buffer_kinds, describe
-from memopt.passes.upstream_plan_io import is_planned, read_upstream_plan
+from memopt.passes.upstream_plan_io import ArenaPlan, is_planned, read_upstream_plan
 
 from .model import BranchSpan, FunctionView, StagingBox, TensorBox
 from .upstream_timeline import upstream_timelines
 from .validate import Violation, bound_violation, extent_violation, layout_violation, recorded_bound_violation
 
-
-
-def _int_attr(f: func.FuncOp, name: str) -> int | None:
-    a = f.attributes.get(name)
-    return a.value.data if isinstance(a, IntegerAttr) else None
 
 
 def upstream_function_views(f: func.FuncOp, target: Target) -> list[FunctionView]:
@@ -48,11 +43,11 @@ def upstream_function_views(f: func.FuncOp, target: Target) -> list[FunctionView
     if not is_planned(f):
         raise MemoptError(f"function '@{f.sym_name.data}' is not planned: no 'memopt.arena_size' attribute "
                           "(run memopt-opt --plan-memory first)", f)
-    plans = sorted(read_upstream_plan(f), key=lambda p: p.space)
+    plan = read_upstream_plan(f)
     branches = tuple(BranchSpan(b.if_id, b.branch, b.start, b.end, b.path) for b in branch_spans(f))
-    views = [_arena_view(f, p, branches) for p in plans]
+    views = [_arena_view(f, plan, a, branches) for a in sorted(plan.arenas, key=lambda a: a.space)]
     if not any(v.space == 0 for v in views):  # nothing planned in the default space: no arena op
-        views.insert(0, _empty_view(f))
+        views.insert(0, _empty_view(f, plan))
     loose = _unplanned_staging(f)
     views[0] = replace(views[0], timelines=tuple(upstream_timelines(f, target)), notes=(loose,) if loose else ())
     return views
@@ -69,62 +64,57 @@ def _unplanned_staging(f: func.FuncOp) -> str:
     return f"staging buffers outside the plan (memref.alloc): {named}"
 
 
-def _empty_view(f: func.FuncOp) -> FunctionView:
-    size, lb = _int_attr(f, ARENA_SIZE_ATTR) or 0, _int_attr(f, LOWER_BOUND_ATTR) or 0
+def _empty_view(f: func.FuncOp, plan: Plan[Operation]) -> FunctionView:
+    size, lb = plan.arena_size or 0, plan.lower_bound or 0
     _raise(f, None, bound_violation(size, lb) or recorded_bound_violation(lb, 0))
-    return FunctionView(f.sym_name.data, size, lb, _strategy(f), ())
+    return FunctionView(f.sym_name.data, size, lb, plan.strategy, ())
 
 
-def _strategy(f: func.FuncOp) -> str:
-    s = f.attributes.get(STRATEGY_ATTR)
-    return s.data if isinstance(s, StringAttr) else ""
-
-
-def _arena_view(f: func.FuncOp, plan, branches: tuple[BranchSpan, ...]) -> FunctionView:
+def _arena_view(f: func.FuncOp, plan: Plan[Operation], arena: ArenaPlan,
+                branches: tuple[BranchSpan, ...]) -> FunctionView:
     """One arena's view, after :func:`_check` has accepted it."""
-    kinds = buffer_kinds(f, plan)
-    arena_size, lb, onchip = _check(f, plan, kinds)
-    rows = list(zip(plan.problem.buffers, plan.offsets, plan.views, kinds))
+    kinds = buffer_kinds(f, arena)
+    arena_size, lb, onchip = _check(f, plan, arena, kinds)
+    rows = list(zip(arena.problem.buffers, arena.offsets, arena.sites, kinds))
     boxes = tuple(TensorBox(b.id, off, b.size, b.start, b.end, k, b.path, describe(v, k))
                   for b, off, v, k in rows if k != STAGING)
     staging = tuple(sorted((StagingBox(b.id, off, b.size) for b, off, _, k in rows if k == STAGING),
                            key=lambda s: (s.offset, s.name)))
-    name = f.sym_name.data if plan.space == 0 else f"{f.sym_name.data} (memory space {plan.space})"
-    strategy = _strategy(f)  # every memory space's arena is planned by the same strategy
-    mode = strategy.rsplit("/", 1)[1] if "/" in strategy else ""
-    return FunctionView(name, arena_size, lb, strategy, boxes, mode=mode, branches=branches, staging=staging,
-                        onchip_size=onchip, space=plan.space)
+    name = f.sym_name.data if arena.space == 0 else f"{f.sym_name.data} (memory space {arena.space})"
+    # every memory space's arena is planned by the same strategy; upstream branches are numbered jointly
+    return FunctionView(name, arena_size, lb, plan.strategy, boxes, branches=branches, staging=staging,
+                        onchip_size=onchip, space=arena.space)
 
 
-def _check(f: func.FuncOp, plan, kinds: list[str]) -> tuple[int, int, int | None]:
+def _check(f: func.FuncOp, plan: Plan[Operation], arena: ArenaPlan, kinds: list[str]) -> tuple[int, int, int | None]:
     """``(arena size, lower bound, on-chip total)`` of an arena whose plan is sound; else a
     located error. The planned buffers lie below the recorded arena size (staging buffers,
     placed after it, below the arena's own size), and the recorded bound is the buffers'."""
-    onchip = _int_attr(f, ONCHIP_SIZE_ATTR) if plan.space == 0 else None
-    recorded = onchip if onchip is not None else plan.recorded_size
-    if recorded is not None and recorded != plan.size and not (recorded == 0 and plan.size == 1):
-        _raise(f, plan, Violation(None, f"invalid plan: the recorded size {recorded} is not the {plan.size} bytes of "
-                                        "the arena"))
-    _raise(f, plan, layout_violation(plan.problem, plan.offsets, plan.size))
+    onchip = plan.onchip_size if arena.space == 0 else None
+    recorded = onchip if onchip is not None else arena.recorded_size
+    if recorded is not None and recorded != arena.size and not (recorded == 0 and arena.size == 1):
+        _raise(f, arena, Violation(None, f"invalid plan: the recorded size {recorded} is not the {arena.size} bytes "
+                                         "of the arena"))
+    _raise(f, arena, layout_violation(arena.problem, arena.offsets, arena.size))
     planned = [k for k, kind in enumerate(kinds) if kind != STAGING]
-    arena_size = (_int_attr(f, ARENA_SIZE_ATTR) or 0) if plan.space == 0 else plan.size
-    _raise(f, plan, extent_violation(plan.problem, plan.offsets, arena_size, planned))
-    own = Problem.of([plan.problem.buffers[k] for k in planned])
+    arena_size = (plan.arena_size or 0) if arena.space == 0 else arena.size
+    _raise(f, arena, extent_violation(arena.problem, arena.offsets, arena_size, planned))
+    own = Problem.of([arena.problem.buffers[k] for k in planned])
     lb = lower_bound(own)
-    recorded_lb = _int_attr(f, LOWER_BOUND_ATTR) if plan.space == 0 else lb
+    recorded_lb = plan.lower_bound if arena.space == 0 else lb
     if recorded_lb is None:
         recorded_lb = lb
-    _raise(f, plan, bound_violation(arena_size, recorded_lb) or recorded_bound_violation(recorded_lb, lb))
+    _raise(f, arena, bound_violation(arena_size, recorded_lb) or recorded_bound_violation(recorded_lb, lb))
     return arena_size, recorded_lb, onchip
 
 
-def _raise(f: func.FuncOp, plan, v: Violation | None) -> None:
+def _raise(f: func.FuncOp, arena: ArenaPlan | None, v: Violation | None) -> None:
     """A violation as a located error: at the buffer's view, else at the function."""
     if v is None:
         return
-    where = f" in memory space {plan.space}" if plan is not None and plan.space else ""
+    where = f" in memory space {arena.space}" if arena is not None and arena.space else ""
     message = v.message.replace("invalid plan:", f"invalid plan{where}:", 1)
-    raise MemoptError(message, plan.views[v.buffer] if v.buffer is not None else f)
+    raise MemoptError(message, arena.sites[v.buffer] if arena is not None and v.buffer is not None else f)
 
 
 __all__ = ["upstream_function_views"]

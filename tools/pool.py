@@ -140,7 +140,7 @@ def _upstream_trace(f, space: int) -> Trace:
         return Trace(got.replayed, frozenset(), make_strategy("best").plan(got.planned).height, lb)
     v = layout_violation(got.plan.problem, got.plan.offsets, got.plan.size)
     if v is not None:
-        raise MemoptError(v.message, got.plan.views[v.buffer] if v.buffer is not None else f)
+        raise MemoptError(v.message, got.plan.sites[v.buffer] if v.buffer is not None else f)
     return Trace(got.replayed, frozenset(), got.plan.size, lb, "static (plan in the IR)")
 
 

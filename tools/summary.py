@@ -9,11 +9,10 @@ on-chip total with the DMA staging buffers; functions left unplanned are named.
 from __future__ import annotations
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import ModuleOp
 
 from memopt.dialects.walk import walk
 from memopt.api import summarize
-from memopt.passes.plan_memory import LB_INPLACE_ATTR
 
 
 def summary_lines(module: ModuleOp) -> list[str]:
@@ -28,9 +27,8 @@ def summary_lines(module: ModuleOp) -> list[str]:
             lines.append(f"@{f.sym_name.data}: not planned (run --plan-memory)")
             continue
         bound = f"lower bound {s.lower_bound}"
-        inplace = f.attributes.get(LB_INPLACE_ATTR)
-        if isinstance(inplace, IntegerAttr) and inplace.value.data < s.lower_bound:
-            bound += f", {inplace.value.data} with in-place reuse"
+        if s.lower_bound_inplace is not None and s.lower_bound_inplace < s.lower_bound:
+            bound += f", {s.lower_bound_inplace} with in-place reuse"
         line = f"@{s.name}: arena {s.arena_size} bytes ({bound}; strategy {s.strategy})"
         if s.onchip_size != s.arena_size:
             line += f", on chip {s.onchip_size} bytes with the DMA staging buffers"

@@ -44,8 +44,8 @@ def funcs(m) -> dict[str, func.FuncOp]:
 
 def read_back(f: func.FuncOp) -> list[PlannedBuffer]:
     """What the reader reads: every non-staging buffer of every arena."""
-    return sorted((PlannedBuffer(b.id, off, b.size, p.space) for p in read_upstream_plan(f)
-                   for b, off, v in zip(p.problem.buffers, p.offsets, p.views) if STAGING_ATTR not in v.attributes),
+    return sorted((PlannedBuffer(b.id, off, b.size, p.space) for p in read_upstream_plan(f).arenas
+                   for b, off, v in zip(p.problem.buffers, p.offsets, p.sites) if STAGING_ATTR not in v.attributes),
                   key=lambda b: (b.space, b.offset, b.name))
 
 
@@ -119,7 +119,7 @@ def test_export_rows_are_what_the_reader_reads_back(tmp_path: Path) -> None:
         name = name.split(".arena@")[0] + "_arena" if ".arena@" in name else name
         exported.setdefault(fn, []).append((name, int(r["lower"]), int(r["upper"]), int(r["size"]), int(r["offset"])))
     for fn, f in funcs(parse(printed(m))).items():
-        (p,) = read_upstream_plan(f)
+        (p,) = read_upstream_plan(f).arenas
         back = [(b.id, b.start, b.end, b.size, off) for b, off in zip(p.problem.buffers, p.offsets)]
         assert sorted((r[0], r[3], r[4]) for r in exported[fn]) == sorted((r[0], r[3], r[4]) for r in back)
         assert _overlaps([r[:3] for r in exported[fn]]) == _overlaps([r[:3] for r in back])
@@ -130,7 +130,7 @@ def test_export_without_calls_or_branches_matches_on_mlp(tmp_path: Path) -> None
     m = parse((ROOT / "examples/mlp.mlir").read_text())
     out = tmp_path / "mlp.csv"
     PlanMemoryPass(export=str(out)).apply(context(), m)
-    (p,) = read_upstream_plan(funcs(parse(printed(m)))["mlp"])
+    (p,) = read_upstream_plan(funcs(parse(printed(m)))["mlp"]).arenas
     rows = _rows(out)
     assert {r["id"]: (int(r["size"]), int(r["offset"])) for r in rows} == \
         {b.id: (b.size, off) for b, off in zip(p.problem.buffers, p.offsets)}

@@ -17,7 +17,7 @@ from xdsl.dialects import builtin, func
 from xdsl.parser import Parser
 
 from memopt.dialects.memopt import Memopt
-from memopt.passes.lifetime import analyze_function, if_spans, number_ops, numbering_of_plan
+from memopt.passes.lifetime import analyze_function, if_spans, number_ops
 from memopt.passes.plan_memory import plan_function_memory
 from memopt.planning import (
     Buffer, Overwrite, PlanningError, Problem, Solution, find_conflicts, lower_bound, make_strategy,
@@ -512,8 +512,9 @@ def test_random_programs_every_mode_valid_joint_below_merge_and_serial(seed):
     for m, fp in plans.items():
         # Each layout must be valid in the numbering its recorded mode names (what verify-plan
         # checks), and no layout is below the bound.
-        numbering = numbering_of_plan(fp.solution.strategy)
-        assert numbering == ("serial" if fp.solution.strategy.endswith("/serial") else "joint")
+        numbering = fp.numbering
+        assert numbering == ("serial" if fp.solution.mode == "serial" else "joint")
+        assert not fp.solution.mode or fp.solution.strategy.endswith(f"/{fp.solution.mode}")
         assert not find_conflicts(problems[numbering], fp.solution.offsets, limit=1), m
         assert fp.lower_bound == lb
         assert fp.solution.height >= fp.lower_bound

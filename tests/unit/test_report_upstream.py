@@ -63,7 +63,7 @@ def test_report_shows_what_the_reader_reads() -> None:
     m = parse(PLANNED)
     view = plan_view(m, "p.mlir", load_target(None))
     fv = next(v for v in view.functions if v.name == "main")
-    (p,) = read_upstream_plan(function(m, "main"))
+    (p,) = read_upstream_plan(function(m, "main")).arenas
     rows = {(b.id, off, b.size, b.start, b.end) for b, off in zip(p.problem.buffers, p.offsets)}
     drawn = {(t.name, t.offset, t.size, t.start, t.end) for t in fv.tensors}
     staged = {(s.name, s.offset, s.size) for s in fv.staging}
@@ -130,8 +130,8 @@ def test_replay_of_a_program_without_branches_keeps_the_planners_steps() -> None
     """The serial numbering is the planner's where no branch is overlaid."""
     m = planned((ROOT / "examples/mlp.mlir").read_text(), dma=False)
     f = function(m, "mlp")
-    (p,) = read_upstream_plan(f)
-    assert serial_problem(f, p.views, p.problem) == p.problem
+    (p,) = read_upstream_plan(f).arenas
+    assert serial_problem(f, list(p.sites), p.problem) == p.problem
     got = upstream_allocations(f)
     assert got.replayed == p.problem and got.planned == p.problem and got.plan is not None
 
@@ -161,6 +161,6 @@ def test_corpus_plans_are_reported_and_replayed(name: str) -> None:
     view = plan_view(m, name, load_target(None))
     assert view.functions and summary_text(view)
     for f in (o for o in m.body.block.ops if isinstance(o, func.FuncOp) and o.body.blocks):
-        if any(len(p.problem) for p in read_upstream_plan(f) if p.space == 0):
+        if any(len(p.problem) for p in read_upstream_plan(f).arenas if p.space == 0):
             got = upstream_allocations(f)
             assert len(got.replayed) == len(got.planned)
