@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import TensorType
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from memopt.diagnostics import MemoptError
 from memopt.dialects.memopt import ComputeOp
@@ -106,6 +106,7 @@ class _Search:
     def __init__(self, f, lf, ops, layout, prog: Program, stream: bool = False):
         self.lf, self.ops, self.layout, self.prog, self.stream = lf, ops, layout, prog, stream
         self.block = f.body.blocks[0]
+        self.arg_bytes = sum(_bytes(v) for v in self.block.args if isinstance(v.type, TensorType))
         self.h, self.w = _hw(layout)
         self.index = {op: i for i, op in enumerate(ops)}
         self.specs: dict[Operation, _Spec | None] = {}
@@ -247,6 +248,8 @@ class _Search:
         background = self.background(a, b, order) + _bytes(out)
         streamed = self.streamed(a, b, order)
         background_streamed = self.background(a, b, order, streamed) + _bytes(out)
+        # a streamed argument is whole on chip where its home is copied, beside the other arguments
+        floor = self.arg_bytes if any(isinstance(v, BlockArgument) for v in streamed) else 0
         total_base = sum(op.cost.value.data for op in order if isinstance(op, ComputeOp) and op.cost is not None)
         for rows in PARTS:
             for cols in PARTS:
@@ -257,7 +260,8 @@ class _Search:
                 self.prog.options.append(Option(a, b, (rows, cols), background + peak, extra))
                 if streamed:
                     peak, _ = model.price(rows, cols, off, frozenset(streamed))
-                    self.prog.options.append(Option(a, b, (rows, cols), background_streamed + peak, extra, stream=True))
+                    self.prog.options.append(Option(a, b, (rows, cols), max(floor, background_streamed + peak), extra,
+                                                    stream=True))
 
 
 def _bytes(v: SSAValue) -> int:

@@ -9,7 +9,7 @@ Runs of one program never overlap. A capacity ``C`` is met when every op
 outside the chosen runs has ``live <= C`` and every chosen run has ``peak <= C``.
 
 :func:`fit` finds the options meeting ``C`` with the least total ``extra`` (then the fewest
-patches, then the earliest options in the order given) by dynamic programming over the positions
+streaming runs, the fewest patches, then the earliest options in the order given) by dynamic programming over the positions
 (:func:`fit_preferring` first among the options that stream no input off chip);
 :func:`smallest` the least capacity any choice meets (within a MAC budget), by bisection over the
 candidate capacities (whether ``C`` is met is monotone in ``C``). Both are deterministic.
@@ -52,12 +52,12 @@ def fit(live: Sequence[int], options: Sequence[Option], capacity: int) -> list[O
     for o in options:
         if o.peak <= capacity and 0 <= o.first <= o.last < n:
             starting.setdefault(o.first, []).append(o)
-    best: list[tuple[int, int, tuple[Option, ...]] | None] = [None] * (n + 1)
-    best[0] = (0, 0, ())
+    best: list[tuple[int, int, int, tuple[Option, ...]] | None] = [None] * (n + 1)
+    best[0] = (0, 0, 0, ())
 
-    def relax(pos: int, cand: tuple[int, int, tuple[Option, ...]]) -> None:
+    def relax(pos: int, cand: tuple[int, int, int, tuple[Option, ...]]) -> None:
         have = best[pos]
-        if have is None or cand[:2] < have[:2]:
+        if have is None or cand[:3] < have[:3]:
             best[pos] = cand
 
     for pos in range(n):
@@ -67,9 +67,9 @@ def fit(live: Sequence[int], options: Sequence[Option], capacity: int) -> list[O
         if live[pos] <= capacity:
             relax(pos + 1, here)
         for o in starting.get(pos, ()):
-            relax(o.last + 1, (here[0] + o.extra, here[1] + o.patches, here[2] + (o,)))
+            relax(o.last + 1, (here[0] + o.extra, here[1] + o.stream, here[2] + o.patches, here[3] + (o,)))
     end = best[n]
-    return None if end is None else list(end[2])
+    return None if end is None else list(end[3])
 
 
 def fit_preferring(live: Sequence[int], options: Sequence[Option], capacity: int, prefer_whole: bool = True,
