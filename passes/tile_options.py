@@ -1,9 +1,10 @@
 """The tiling options of a function — every run ``tile`` could cut, in every grid, with the
 memory and recomputation it would cost — for :mod:`memopt.planning.tile_choice` to choose from.
 
-A run consumes at most one activation alive before it (its input, held whole: MCUNetV2's setting)
-and leaves only its last result behind; every other activation alive across it (a skip connection
-to a far decoder or head, another branch's output) crosses it whole and counts in its memory. In
+A run consumes at most one activation alive before it (its input, held whole: MCUNetV2's setting);
+every other activation alive across it (a skip connection to a far decoder or head, another
+branch's output — made before it or by another branch's op among its ops, which stays before the
+tiled run) crosses it whole and counts in its memory. In
 between its ops are those :mod:`memopt.passes.tile` accepts. A run is the members ``tile`` would take, found by walking back
 from its last op, so every prefix of one walk is a run with the same patch intervals.
 
@@ -153,14 +154,15 @@ class _Search:
                 self.walk(b)
 
     def start_ok(self, a: int, b: int) -> bool:
-        """Whether a run over ops ``a..b`` is one :func:`program_options` prices: what is alive
-        after it (its output aside) was alive before it, and it consumes at most one activation
-        alive before it (its input; the rest crosses it whole: skip connections, other branches)."""
+        """Whether a run over ops ``a..b`` is one :func:`program_options` prices: it starts where
+        an activation is made and consumes at most one activation alive before it (its input; the
+        rest crosses it whole: skip connections, other branches, and what another branch's ops
+        among its ops make, which the background counts from where it is made)."""
         before = self.before[a]
         if before is None:
             return False
         after = self.alive[b] - {self.ops[b].results[0]}
-        return after <= before and len(before - after) <= 1
+        return len(before - after) <= 1
 
     def walk(self, b: int) -> None:
         """Every run ending at op ``b``: walk back from it; each prefix of the walk where
