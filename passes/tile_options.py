@@ -16,16 +16,23 @@ not counted), the run's output whole, and the largest patch's working set — ea
 patch-sized result from its op to its last reader, the copies ``extract_slice`` makes where a
 patch is not one contiguous block, less the bytes an element-wise op shares in place with its
 only operand. The extra MACs are each member's cost scaled by the cells its patches compute.
+
+With streaming, each run is priced twice more: reading its inputs stripe by stripe from off chip
+(:mod:`memopt.passes.tile_stream`; they leave its memory, their stripes join the patch's), and
+also with every value that crosses it unread waiting off chip (``homed``: then a run may also be
+element-wise ops alone or read several inputs); ``live_homed`` is each op's memory on the same
+terms. The choice takes those last, when nothing held on chip fits.
 """
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 
 import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import TensorType
-from xdsl.ir import BlockArgument, Operation, SSAValue
+from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 
 from memopt.diagnostics import MemoptError
 from memopt.dialects.memopt import ComputeOp
@@ -33,6 +40,7 @@ from memopt.executor import window as win
 from memopt.executor.kernels import normalize_kind
 from memopt.passes.lifetime import analyze_function
 from memopt.passes.tile_channels import channel_split_of
+from memopt.passes.tile_stream import homeable
 from memopt.passes.tile_rewrite import Spec as _Spec, activations, hw_axes as _hw, spec_of as _spec, stream_inputs, value_hw
 from memopt.planning.bounds import inplace_live_profile
 from memopt.planning.tile_choice import Option
@@ -53,6 +61,9 @@ class Program:
     ops: list[Operation]
     live: list[int]
     options: list[Option] = field(default_factory=list)
+    live_homed: list[int] | None = None
+    """With streaming: each op's live bytes when every value alive across it but not read by it
+    lives off chip (:func:`memopt.passes.tile_stream.home_crossing`)."""
     total_macs: int = 0
     layout: str = "NCHW"
 
@@ -97,7 +108,10 @@ def program_options(f: func.FuncOp, stream: bool = False) -> Program:
     if layout is None:
         return prog
     prog.layout = layout
-    _Search(f, lf, ops, layout, prog, stream).run()
+    search = _Search(f, lf, ops, layout, prog, stream)
+    if stream:
+        prog.live_homed = search.homes.live_homed(live)
+    search.run()
     return prog
 
 
@@ -138,6 +152,7 @@ class _Search:
         self.b_start = np.array([b.start for b in bufs], np.int64)
         self.b_end = np.array([b.end for b in bufs], np.int64)
         self.b_size = np.array([b.size for b in bufs], np.int64)
+        self.homes = _Homes(self)
 
     def spec(self, op: Operation) -> _Spec | None:
         if op not in self.specs:
@@ -171,7 +186,7 @@ class _Search:
         wanted: set[SSAValue] = {last.results[0]}
         members: list[Operation] = []
         inside: set[Operation] = set()
-        starts: list[tuple[int, int]] = []  # (op position, members in the prefix)
+        starts: list[tuple[int, int, bool]] = []  # (op position, members in the prefix, a run held whole too)
         windowed = False
         for i in range(b, max(-1, b - MAX_OPS), -1):
             op = self.ops[i]
@@ -187,11 +202,13 @@ class _Search:
             wanted.update(op.operands[k] for k in spec.spatial if op.operands[k] in self.active)
             windowed = windowed or _windowed(op)
             if windowed and len(members) > 1 and self.start_ok(i, b):
-                starts.append((i, len(members)))
+                starts.append((i, len(members), True))
+            elif self.stream and self.before[i] is not None:
+                starts.append((i, len(members), False))  # only with homes: it may read several inputs
         if starts:
             model = _RunModel(self, list(reversed(members)))
-            for a, count in starts:
-                self.price(a, b, model, len(members) - count)
+            for a, count, whole in starts:
+                self.price(a, b, model, len(members) - count, whole)
 
     def _top(self, op: Operation) -> Operation:
         while op.parent_op() is not None and op.parent_block() is not self.ops[0].parent_block():
@@ -242,13 +259,16 @@ class _Search:
                 out.append(v)
         return out
 
-    def price(self, a: int, b: int, model: "_RunModel", off: int) -> None:
-        """Options for the run ``model.order[off:]`` over ops ``a..b`` (and, streaming its inputs, more)."""
+    def price(self, a: int, b: int, model: "_RunModel", off: int, whole: bool = True) -> None:
+        """Options for the run ``model.order[off:]`` over ops ``a..b``: held whole and streaming
+        its inputs (when ``whole``), and with homes for what crosses it (with streaming)."""
         order = model.order[off:]
         out = order[-1].results[0]
         out_shape = _shape(out)
         background = self.background(a, b, order) + _bytes(out)
         streamed = self.streamed(a, b, order)
+        homed = self.background(a, b, order, streamed + self.homes.crossing(a, b)) + _bytes(out) \
+            if self.stream else None
         background_streamed = self.background(a, b, order, streamed) + _bytes(out)
         # a streamed argument is whole on chip where its home is copied, beside the other arguments
         floor = self.arg_bytes if any(isinstance(v, BlockArgument) for v in streamed) else 0
@@ -259,11 +279,63 @@ class _Search:
                     continue
                 peak, cost = model.price(rows, cols, off)
                 extra = max(0, cost - total_base)
-                self.prog.options.append(Option(a, b, (rows, cols), background + peak, extra))
+                if whole:
+                    self.prog.options.append(Option(a, b, (rows, cols), background + peak, extra))
                 if streamed:
                     peak, _ = model.price(rows, cols, off, frozenset(streamed))
-                    self.prog.options.append(Option(a, b, (rows, cols), max(floor, background_streamed + peak), extra,
-                                                    stream=True))
+                    if whole:
+                        self.prog.options.append(Option(a, b, (rows, cols), max(floor, background_streamed + peak),
+                                                        extra, stream=True))
+                if homed is not None:
+                    self.prog.options.append(Option(a, b, (rows, cols), max(floor, homed + peak), extra,
+                                                    stream=True, homed=True))
+
+
+class _Homes:
+    """The values that may live off chip between their readers
+    (:func:`memopt.passes.tile_stream.homeable`), by op position: where each is made and read."""
+
+    def __init__(self, search: "_Search"):
+        self.s = search
+        self.values: list[SSAValue] = []
+        self.made: list[int] = []
+        self.reads: list[list[int]] = []
+        if not search.stream:
+            return
+        top = {op: i for i, op in enumerate(search.ops)}
+        for v in sorted(search.active, key=lambda v: _made_at(v, top)):
+            if not homeable(v, search.block) or not v.uses:
+                continue
+            reads = sorted({top[search._top(u.operation)] for u in v.uses})
+            self.values.append(v)
+            self.made.append(_made_at(v, top))
+            self.reads.append(reads)
+
+    def crossing(self, a: int, b: int) -> list[SSAValue]:
+        """The values made before op ``a``, read after op ``b`` and by no op from ``a`` to ``b``."""
+        out = []
+        for v, made, reads in zip(self.values, self.made, self.reads):
+            if made < a and reads[-1] > b:
+                k = bisect.bisect_left(reads, a)
+                if k == len(reads) or reads[k] > b:
+                    out.append(v)
+        return out
+
+    def live_homed(self, live: list[int]) -> list[int]:
+        """``live`` less, at each op, the values alive across it that it does not read."""
+        out = list(live)
+        for v, made, reads in zip(self.values, self.made, self.reads):
+            size = _bytes(v)
+            read = set(reads)
+            for p in range(made + 1, reads[-1]):
+                if p not in read and out[p]:
+                    out[p] -= size
+        return out
+
+
+def _made_at(v: SSAValue, top: dict[Operation, int]) -> int:
+    """The position of the op making ``v`` (-1: an argument)."""
+    return top.get(v.op, -1) if isinstance(v, OpResult) else -1
 
 
 def _bytes(v: SSAValue) -> int:

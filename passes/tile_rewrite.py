@@ -304,12 +304,13 @@ def tile_run(f: func.FuncOp, first_name: str, last_name: str, grid: tuple[int, i
 
 
 def tile_ops(f: func.FuncOp, first: Operation, last: Operation, grid: tuple[int, int],
-             stream: str | None = None) -> tuple[int, int, int]:
+             stream: str | None = None, layout: str | None = None) -> tuple[int, int, int]:
     """:func:`tile_run` on the run from op ``first`` to op ``last``; with ``stream`` (a memory
     name) every input the run may stream is read stripe by stripe from its home in that memory
-    (:mod:`memopt.passes.tile_stream`)."""
+    (:mod:`memopt.passes.tile_stream`); ``layout``: the function's, for a run of element-wise
+    ops alone (else its windowed ops')."""
     last_name = _name(last.results[0])
-    layout = _layout(first, last)
+    layout = layout or _layout(first, last)
     members = _members(first, last, lambda op: layout)
     specs = {op: _spec(op, layout) for op in members}
     h, w = _hw(layout)
@@ -416,12 +417,12 @@ def tile_ops(f: func.FuncOp, first: Operation, last: Operation, grid: tuple[int,
     if "names" in last.attributes:
         acc.owner.attributes["names"] = last.attributes["names"]  # type: ignore[union-attr]
     acc.name_hint = last.results[0].name_hint
-    for v, home in homes.items():
-        reload_after(v, home, acc.owner, block)  # type: ignore[arg-type]
     last.results[0].replace_all_uses_with(acc)
     for op in reversed(members):
         op.detach()
         op.erase()
+    for v, home in homes.items():
+        reload_after(v, home, acc.owner, block)  # type: ignore[arg-type]
     return len(members), base_cost, tiled_cost - base_cost
 
 
@@ -441,9 +442,9 @@ def stream_inputs(members: list[Operation], specs: dict, block: Block, h: int, w
     return out
 
 
-def stream_names(first: Operation, last: Operation) -> list[str]:
+def stream_names(first: Operation, last: Operation, layout: str | None = None) -> list[str]:
     """The names of the inputs the run from ``first`` to ``last`` may stream."""
-    layout = _layout(first, last)
+    layout = layout or _layout(first, last)
     members = _members(first, last, lambda op: layout)
     block = last.parent_block()
     assert block is not None

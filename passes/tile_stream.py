@@ -22,7 +22,7 @@ from xdsl.dialects.builtin import IntegerType, TensorType
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 
 from memopt.diagnostics import copy_location
-from memopt.dialects.memopt import CopyOp, ViewOp, element_byte_size
+from memopt.dialects.memopt import IDENT_ATTR, ComputeOp, CopyOp, ViewOp, element_byte_size
 
 Rows = tuple[int, int]
 
@@ -67,6 +67,77 @@ def streamable(v: SSAValue, h: int, members: set[Operation], block: Block) -> bo
         if user.parent_block() is not block or user.regions or isinstance(user, (ViewOp, func.ReturnOp)):
             return False
     return True
+
+
+def homeable(v: SSAValue, block: Block) -> bool:
+    """Whether ``v`` may live in an off-chip home between its readers, each reading a whole
+    reload: a tensor of ``block`` every reader of which is an op of ``block`` (a view of it too:
+    the view then views the reload), not a region op, not the return."""
+    if not isinstance(v.type, TensorType):
+        return False
+    if isinstance(v, BlockArgument):
+        if v.block is not block:
+            return False
+    elif not isinstance(v, OpResult) or v.op.parent_block() is not block or v.op.regions:
+        return False
+    return all(u.operation.parent_block() is block and not u.operation.regions
+               and not isinstance(u.operation, func.ReturnOp) for u in v.uses)
+
+
+def home_crossing(f: func.FuncOp, steps_over: list[tuple[int, int]], memory: str) -> list[SSAValue]:
+    """Give an off-chip home to every homeable value of ``f``'s body alive but not read at a
+    step of ``steps_over`` (half-open step ranges of the joint numbering where the program is
+    over its capacity): each reader after the home reads a whole reload. Returns them."""
+    from memopt.passes.lifetime import analyze_function
+
+    block = f.body.blocks[0]
+    lf = analyze_function(f, mode="joint")
+    num = lf.numbering
+    chosen: list[tuple[SSAValue, int]] = []  # (value, the first step it waits off chip)
+    for buf, v in zip(lf.problem.buffers, lf.owner):
+        if not homeable(v, block) or _inside_run(v) or any(
+                isinstance(u.operation, CopyOp) and u.operation.memory is not None for u in v.uses):
+            continue
+        reads = _read_steps(v, num)
+        made = num.begin[v.op] if isinstance(v, OpResult) else -1
+        gap = next((s for lo, hi in steps_over for s in range(max(lo, buf.start, made + 1), min(hi, buf.end))
+                    if s not in reads), None)
+        if gap is not None:
+            chosen.append((v, gap))
+    ops = list(block.ops)
+    for v, gap in chosen:
+        home = home_of(v, memory)
+        assert isinstance(home, OpResult)
+        # the readers before the first step it waits off chip read it in place; later ones, reloads
+        before = [op for op in ops if op in num.begin and num.begin[op] < gap]
+        reload_after(v, home, before[-1] if before else home.op, block)
+    return [v for v, _ in chosen]
+
+
+def _inside_run(v: SSAValue) -> bool:
+    """Whether ``v`` is a tiled run's own (a patch, a stripe, its output while patches are still
+    being inserted into it), not what the run leaves behind."""
+    if not isinstance(v, OpResult) or isinstance(v.op, (CopyOp, ViewOp)):
+        return isinstance(v, OpResult)
+    if IDENT_ATTR not in v.op.attributes:
+        return False
+    return not (isinstance(v.op, ComputeOp) and v.op.kind.data == "insert_slice") or any(
+        isinstance(u.operation, ComputeOp) and u.operation.kind.data == "insert_slice" for u in v.uses)
+
+
+def _read_steps(v: SSAValue, num) -> set[int]:
+    """The steps at which an op reads ``v`` (directly or through views of it)."""
+    steps: set[int] = set()
+    todo = [v]
+    while todo:
+        x = todo.pop()
+        for u in x.uses:
+            op = u.operation
+            if isinstance(op, ViewOp):
+                todo.append(op.results[0])
+            elif op in num.begin:
+                steps.update(range(num.begin[op], num.end[op] + 1))
+    return steps
 
 
 def home_of(v: SSAValue, memory: str) -> SSAValue:
@@ -139,4 +210,4 @@ def reload_after(v: SSAValue, home: SSAValue, last: Operation, block: Block) -> 
                 user.operands[i] = back.result
 
 
-__all__ = ["home_of", "reload_after", "reload_rows", "streamable", "stripe_contiguous"]
+__all__ = ["home_crossing", "home_of", "homeable", "reload_after", "reload_rows", "streamable", "stripe_contiguous"]

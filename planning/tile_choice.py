@@ -39,6 +39,8 @@ class Option:
     """Groups of output channels (``grid[0]`` of them) instead of spatial patches."""
     stream: bool = False
     """The run reads its inputs stripe by stripe from off-chip memory (they are not on chip across it)."""
+    homed: bool = False
+    """Its ``peak`` counts what crosses the run unread as off chip (it holds only with those homes)."""
 
     @property
     def patches(self) -> int:
@@ -73,10 +75,12 @@ def fit(live: Sequence[int], options: Sequence[Option], capacity: int) -> list[O
 
 
 def fit_preferring(live: Sequence[int], options: Sequence[Option], capacity: int, prefer_whole: bool = True,
-                   max_extra: int | None = None) -> list[Option] | None:
+                   max_extra: int | None = None, live_homed: Sequence[int] | None = None) -> list[Option] | None:
     """:func:`fit` within ``max_extra`` extra MACs (unbounded when None); with ``prefer_whole``,
     among the options that stream no input first (a choice moving no data off chip), the
-    streaming ones only when those meet nothing."""
+    streaming ones only when those meet nothing; with ``live_homed`` (each op's live bytes when
+    what crosses it unread lives off chip), the options counting such homes last, when nothing
+    else meets ``capacity``."""
 
     def within(choice: list[Option] | None) -> list[Option] | None:
         if choice is None or (max_extra is not None and sum(o.extra for o in choice) > max_extra):
@@ -87,20 +91,23 @@ def fit_preferring(live: Sequence[int], options: Sequence[Option], capacity: int
         whole = within(fit(live, [o for o in options if not o.stream], capacity))
         if whole is not None:
             return whole
-    return within(fit(live, options, capacity))
+    held = within(fit(live, [o for o in options if not o.homed], capacity))
+    if held is not None or live_homed is None:
+        return held
+    return within(fit(live_homed, options, capacity))
 
 
 def smallest(live: Sequence[int], options: Sequence[Option], max_extra: int | None = None,
-             prefer_whole: bool = True) -> tuple[int, list[Option]]:
+             prefer_whole: bool = True, live_homed: Sequence[int] | None = None) -> tuple[int, list[Option]]:
     """The least capacity a choice of options meets with at most ``max_extra`` extra MACs
     (unbounded when None), and that choice (the cheapest at that capacity, by
     :func:`fit_preferring`)."""
-    candidates = sorted({int(v) for v in live} | {o.peak for o in options})
+    candidates = sorted({int(v) for v in live} | {o.peak for o in options} | {int(v) for v in live_homed or ()})
     top = max(live) if len(live) else 0
     candidates = [c for c in candidates if c <= top] or [top]
 
     def meets(c: int) -> list[Option] | None:
-        return fit_preferring(live, options, c, prefer_whole, max_extra)
+        return fit_preferring(live, options, c, prefer_whole, max_extra, live_homed)
 
     lo, hi = 0, len(candidates) - 1  # candidates[hi] (the untiled peak) is always met
     while lo < hi:

@@ -96,3 +96,16 @@ def test_stream_reads_rows_of_a_home_only_when_they_are_contiguous():
     assert not stripe_contiguous(TensorType(f32, [1, 3, 8, 8]), 2)  # NCHW: channels before the rows
     assert stripe_contiguous(TensorType(f32, [1, 1, 8, 8]), 2)
     assert not stripe_contiguous(TensorType(IntegerType(4), [1, 8, 8, 3]), 1)  # half-byte elements
+
+
+def test_choice_counts_homes_only_when_nothing_held_on_chip_fits():
+    from memopt.planning.tile_choice import Option, fit_preferring, smallest
+
+    live, homed_live = [10, 50, 40, 10], [10, 50, 20, 10]  # op 2 fits only with what crosses it off chip
+    held = Option(1, 1, (2, 1), 30, 4)
+    homed = Option(1, 1, (2, 1), 20, 1, stream=True, homed=True)
+    assert fit_preferring(live, [held, homed], 40, live_homed=homed_live) == [held]
+    assert fit_preferring(live, [held, homed], 30, live_homed=homed_live) == [homed]
+    assert fit_preferring(live, [held, homed], 30) is None  # no homes without their live bytes
+    assert fit_preferring(live, [held, homed], 20, live_homed=homed_live) == [homed]
+    assert smallest(live, [held, homed], live_homed=homed_live) == (20, [homed])
