@@ -31,11 +31,11 @@ from __future__ import annotations
 
 import copy
 from bisect import bisect_left, bisect_right
-from typing import Sequence
+from typing import Iterator, Sequence
 
 import numpy as np
 
-from .problem import Problem, exclusive
+from .problem import Path, Problem, exclusive
 
 
 def _choose_cap(lengths: np.ndarray, starts_per_step: float) -> int:
@@ -263,7 +263,8 @@ DENSE = 0.1
 traces hold a third of their buffers at once), placement switches to :func:`_first_fit_dense`."""
 
 
-def _first_fit_dense(starts, ends, sizes, aligns, order) -> list[int]:
+def _first_fit_dense(starts: np.ndarray, ends: np.ndarray, sizes: np.ndarray, aligns: np.ndarray,
+                     order: Sequence[int]) -> list[int]:
     """First fit for live sets so large that a window is most of the problem: the placed
     buffers are kept sorted by offset in one array of rows (offset, top, start, end; one
     ``searchsorted`` and one shift per placement), so a placement is one time-overlap mask over
@@ -306,7 +307,9 @@ def _first_fit_dense(starts, ends, sizes, aligns, order) -> list[int]:
     return out
 
 
-def _fit_numpy(i, s, e, a, size, win, win_end, long_ids, l_start, l_end, placed, offsets, sizes, paths) -> int:
+def _fit_numpy(i: int, s: int, e: int, a: int, size: int, win: np.ndarray, win_end: np.ndarray, long_ids: np.ndarray,
+               l_start: np.ndarray, l_end: np.ndarray, placed: np.ndarray, offsets: np.ndarray, sizes: np.ndarray,
+               paths: Sequence[Path]) -> int:
     """The lowest aligned offset for buffer ``i`` among the placed buffers of a large window."""
     ids = win[placed[win] & (win_end > s)]
     if len(long_ids):
@@ -344,7 +347,8 @@ hold tens of buffers and gain, start-ordered placements give runs of one, which 
 would slow down."""
 
 
-def _batches(order: Sequence[int], start_l: list, end_l: list, size_l: list, limit: int = 4096):
+def _batches(order: Sequence[int], start_l: list[int], end_l: list[int], size_l: list[int],
+             limit: int = 4096) -> Iterator[list[int]]:
     """Split ``order`` into runs of consecutive buffers whose lifetimes are pairwise disjoint.
 
     Buffers that never meet in time cannot constrain each other, so a run's members may be placed
@@ -369,7 +373,8 @@ def _batches(order: Sequence[int], start_l: list, end_l: list, size_l: list, lim
         yield run
 
 
-def _first_fit_batched(win: "_Placed", starts, ends, sizes, aligns, runs: list[list[int]]) -> list[int]:
+def _first_fit_batched(win: "_Placed", starts: np.ndarray, ends: np.ndarray, sizes: np.ndarray, aligns: np.ndarray,
+                       runs: list[list[int]]) -> list[int]:
     """First fit placing each run of :func:`_batches` with one set of numpy operations.
 
     Per run: every member's window of short buffers (start within ``(s - cap, e)``, as in
@@ -452,3 +457,18 @@ def _first_fit_batched(win: "_Placed", starts, ends, sizes, aligns, runs: list[l
         top = max(top, int((x + sz).max()))
         win.place_many(ids, ends, offsets, sizes)
     return offsets.tolist()
+
+
+def first_fit_work(problem: Problem) -> int:
+    """What one first-fit run costs, in units: the buffers plus, for each, the buffers live
+    when it starts (the candidates its placement is checked against).
+
+    The live count, not the buffer count, drives the cost: 1,042 long-lived buffers of the
+    idealloc resnet50 trace take ~90 ms per run, 100,000 short-lived random ones ~1 s.
+    """
+    n = len(problem)
+    if not n:
+        return 0
+    starts, ends = np.sort(problem.starts), np.sort(problem.ends)
+    live = np.searchsorted(starts, problem.starts, side="right") - np.searchsorted(ends, problem.starts, side="right")
+    return n + int(live.sum())

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from .megengine import MegEngine
 from .nnvm import Nnvm
+from .peak_stack import PeakStack
 from .skyline import Skyline
 from .strategy import LargeFirst, Sequential, ShortFirst, Strategy
 
-GREEDY: tuple[type[Strategy], ...] = (Sequential, LargeFirst, ShortFirst, MegEngine, Nnvm, Skyline)
+GREEDY: tuple[type[Strategy], ...] = (Sequential, LargeFirst, ShortFirst, MegEngine, Nnvm, Skyline, PeakStack)
 """Every greedy (budget-free) built-in strategy, in portfolio order."""

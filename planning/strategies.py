@@ -15,10 +15,10 @@ from __future__ import annotations
 import math
 from typing import Callable
 
-import numpy as np
 
 from . import aim
 from .bounds import lower_bound_inplace
+from .firstfit import first_fit_work
 from .portfolio import GREEDY
 from .problem import PlanningError, Problem, Solution
 from .search import climb, descent, exact_polish
@@ -57,21 +57,6 @@ def make_strategy(name: str, **options) -> Strategy:
 POLISH_WORK = 600_000
 """Work a polish may spend in all, in first-fit work units (see :func:`first_fit_work`): about
 0.7 s on this code, whatever the problem's shape."""
-
-
-def first_fit_work(problem: Problem) -> int:
-    """What one first-fit run costs, in units: the buffers plus, for each, the buffers live
-    when it starts (the candidates its placement is checked against).
-
-    The live count, not the buffer count, drives the cost: 1,042 long-lived buffers of the
-    idealloc resnet50 trace take ~90 ms per run, 100,000 short-lived random ones ~1 s.
-    """
-    n = len(problem)
-    if not n:
-        return 0
-    starts, ends = np.sort(problem.starts), np.sort(problem.ends)
-    live = np.searchsorted(starts, problem.starts, side="right") - np.searchsorted(ends, problem.starts, side="right")
-    return n + int(live.sum())
 
 
 def polish_evaluations(problem: Problem) -> int:
@@ -121,10 +106,12 @@ class Best(Strategy):
     their order: on generated traces of 5k-20k buffers of four shapes (long-lived training
     steps, ``training_like``, ``nn_like``, ``dense``) none of the other members was ever lower
     than the best of these (``bench/portfolio.py``), and each costs as much as one of them."""
-    MEDIUM_MEMBERS = ("skyline", "megengine", "large-first")
-    """Skyline first: it is the member that reaches the bound on long-lived training traces
-    (where a member reaching the bound ends the run), and the lowest on the other shapes;
-    large-first, the costliest there (its first fit scans a third of the trace per buffer), last."""
+    MEDIUM_MEMBERS = ("skyline", "peak-stack", "megengine", "large-first")
+    """Skyline first: it is the member that reaches the bound on most long-lived training traces
+    (where a member reaching the bound ends the run), and the lowest on the other shapes; then
+    peak stacking (not in the small portfolio), which closes the holes the others leave at the
+    peak step of the rest; large-first, the costliest there (its first fit scans a third of the
+    trace per buffer), last."""
 
     def __init__(
         self, budget: float | None = None, options: dict[str, dict] | None = None, polish: bool = True
@@ -134,10 +121,11 @@ class Best(Strategy):
         self.polish = polish
         self.stats: dict = {}
 
-    def members(self) -> list[Strategy]:
+    def members(self, named: tuple[str, ...] = ()) -> list[Strategy]:
+        """The portfolio's members, or the strategies ``named`` whether in the portfolio or not."""
         members = []
         for name, factory in _REGISTRY.items():
-            if not getattr(factory, "in_portfolio", True):
+            if not (name in named if named else getattr(factory, "in_portfolio", True)):
                 continue
             kwargs = dict(self.options.get(name, {}))
             if getattr(factory, "uses_budget", False):
@@ -149,16 +137,15 @@ class Best(Strategy):
 
     def plan(self, problem: Problem) -> Solution:
         n = len(problem)
-        members = self.members()
-        skipped: list[str] = []
+        portfolio = self.members()
         if self.budget is None and n > self.LARGE:
             keep: tuple[str, ...] = ("large-first",)
         elif self.budget is None and n >= self.MEDIUM:
             keep = self.MEDIUM_MEMBERS
         else:
-            keep = tuple(m.name for m in members)
-        skipped = [m.name for m in members if m.name not in keep]
-        members = sorted((m for m in members if m.name in keep), key=lambda m: keep.index(m.name))
+            keep = tuple(m.name for m in portfolio)
+        skipped = [m.name for m in portfolio if m.name not in keep]
+        members = sorted(self.members(keep), key=lambda m: keep.index(m.name))
         lb = lower_bound_inplace(problem)  # no plan goes below it: a member reaching it ends the run
         # The exact step (aim.py) works beside the portfolio; its fit counts only when the
         # portfolio ends above the bound, so the outcome does not depend on which finished first.

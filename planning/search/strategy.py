@@ -57,10 +57,11 @@ class SearchStrategy(Strategy):
 
     @staticmethod
     def _greedy(problem: Problem, skip: tuple[str, ...] = ()) -> Solution | None:
-        """The greedy portfolio's best plan: every built-in greedy strategy (:data:`GREEDY`)."""
+        """The greedy portfolio's best plan: every built-in greedy strategy of the portfolio
+        (:data:`GREEDY`)."""
         best = None
         for factory in GREEDY:
-            if factory.name in skip:
+            if factory.name in skip or not factory.in_portfolio:
                 continue
             sol = factory().plan(problem)
             if best is None or sol.height < best.height:

@@ -129,7 +129,8 @@ def test_every_strategy_plan_validates_and_respects_bounds(rows):
         heights[name] = sol.height
     # ``best`` (without a budget) is the minimum over the greedy portfolio, polished when above
     # the bound; anytime strategies such as ``search`` join it only with a budget.
-    portfolio = [n for n in heights if n != "best" and not getattr(_REGISTRY[n], "uses_budget", False)]
+    portfolio = [n for n in heights if n != "best" and getattr(_REGISTRY[n], "in_portfolio", True)
+                 and not getattr(_REGISTRY[n], "uses_budget", False)]
     unpolished = make_strategy("best", polish=False).plan(p)
     assert unpolished.height == min(heights[n] for n in portfolio)
     assert heights["best"] <= unpolished.height

@@ -1,0 +1,67 @@
+"""Peak stacking (planning/peak_stack.py): the peak step is packed without a gap, every plan is
+valid, and ``best`` runs it on large problems only."""
+
+import numpy as np
+from hypothesis import given, settings, strategies as st
+
+from memopt.planning.bounds import lower_bound
+from memopt.planning.peak_stack import PeakStack, _pairs, peak_stack_offsets, peak_step
+from memopt.planning.problem import Buffer, Overwrite, Problem
+from memopt.planning.strategies import Best, make_strategy
+from memopt.planning.validate import find_conflicts
+
+PORTFOLIO = ("sequential", "large-first", "short-first", "megengine", "nnvm", "skyline")
+
+# Six buffers where every member of the small portfolio leaves a hole at the peak step (3):
+# the bound is 10, their plans 11-12.
+HOLE_AT_PEAK = [(4, 1, 2), (4, 5, 8), (4, 0, 4), (3, 3, 7), (3, 4, 6), (2, 3, 5)]
+
+
+def _problem(rows) -> Problem:
+    return Problem.of(Buffer(f"b{i}", size, s, e) for i, (size, s, e) in enumerate(rows))
+
+
+def test_reaches_the_bound_where_the_portfolio_leaves_a_hole_at_the_peak():
+    p = _problem(HOLE_AT_PEAK)
+    assert min(make_strategy(n).plan(p).height for n in PORTFOLIO) > lower_bound(p)
+    assert PeakStack().plan(p).height == lower_bound(p)
+
+
+def test_each_side_takes_its_lowest_fill():
+    p = _problem(HOLE_AT_PEAK)
+    heights = [max(np.asarray(peak_stack_offsets(p, [run])) + p.sizes) for run in _pairs(9)]
+    assert max(np.asarray(peak_stack_offsets(p, _pairs(9))) + p.sizes) <= min(heights)
+
+
+buffers = st.lists(
+    st.tuples(st.integers(0, 64), st.integers(0, 30), st.integers(1, 12)), min_size=1, max_size=40
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(buffers)
+def test_plans_are_valid_and_the_peak_step_has_no_gap(rows):
+    p = _problem([(size, s, s + length) for size, s, length in rows])
+    offsets = PeakStack().plan(p).offsets
+    assert not find_conflicts(p, offsets)
+    t = peak_step(p)
+    live = [i for i, b in enumerate(p.buffers) if b.start <= t < b.end]
+    assert max(offsets[i] + p.buffers[i].size for i in live) == sum(p.buffers[i].size for i in live)
+
+
+def test_in_place_permissions_are_kept_valid():
+    p = Problem.of(
+        [Buffer("a", 8, 0, 2), Buffer("b", 8, 1, 4), Buffer("c", 4, 0, 5)], [Overwrite(child=1, parent=0)]
+    )
+    assert not find_conflicts(p, PeakStack().plan(p).offsets)
+
+
+def test_best_runs_it_from_medium_size_only(monkeypatch):
+    p = _problem(HOLE_AT_PEAK)
+    small = Best()
+    small.plan(p)
+    assert "peak-stack" not in small.stats["members"]
+    monkeypatch.setattr(Best, "MEDIUM", 2)
+    medium = Best()
+    assert medium.plan(p).height == lower_bound(p)
+    assert medium.stats["members"][:2] == ["skyline", "peak-stack"]
