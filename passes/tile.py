@@ -33,6 +33,9 @@ With ``capacity=N`` (instead of first/last/grid) the pass chooses the runs and g
 that bring the lower bound within N bytes with the least recomputed MACs, at most ``max-extra`` %
 (:mod:`memopt.passes.tile_fit`); ``capacity=min`` takes the smallest capacity tiling reaches.
 
+Each tiled run is recorded on the function (``memopt.tiled``, :mod:`memopt.passes.tile_record`)
+for ``memopt-report`` to list.
+
 ``stream=on`` reads the run's inputs stripe by stripe from an off-chip home instead of holding them
 whole on chip across it (:mod:`memopt.passes.tile_stream`); with ``capacity`` the default
 ``auto`` does so only when no choice fits without.

@@ -20,6 +20,7 @@ from memopt.passes.lifetime import analyze_function
 from memopt.passes.tile_channels import channel_split_of, split_channels
 from memopt.passes.tile_rewrite import activations, op_name as _name, stream_names as stream_inputs_of, tile_ops
 from memopt.passes.tile_options import program_options
+from memopt.passes.tile_record import in_program_order
 from memopt.passes.tile_stream import home_crossing
 from memopt.planning.bounds import inplace_live_profile, lower_bound_inplace
 from memopt.planning.tile_choice import fit_preferring, smallest
@@ -73,6 +74,7 @@ def tile_to_fit(f: func.FuncOp, capacity: int | None, max_extra: float | None, s
         via = f", streaming {', '.join(streamed)} from {stream}" if streamed else ""
         lines.append(f"tile: @{name}: {label} ({n} ops) in {o.grid[0]}x{o.grid[1]} patches, {extra:+d} MACs{via}")
     lines.reverse()
+    in_program_order(f, sum(1 for o in choice if not o.channels))
     after = _lower_bound(f) if choice else before
     if after > capacity and stream is not None and prog.live_homed is not None:
         homed = home_crossing(f, _steps_over(f, capacity), stream)

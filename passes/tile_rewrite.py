@@ -20,6 +20,7 @@ from memopt.executor import window as win
 from memopt.executor.interpreter import op_identities
 from memopt.executor.kernels import ELEMENTWISE_KINDS, normalize_kind
 from memopt.passes.names import tensor_name
+from memopt.passes.tile_record import record_run
 from memopt.passes.tile_stream import home_of, reload_after, reload_rows, streamable
 from memopt.planning.tiling import Interval, Resample, Window, hull, receptive, split
 
@@ -310,6 +311,7 @@ def tile_ops(f: func.FuncOp, first: Operation, last: Operation, grid: tuple[int,
     (:mod:`memopt.passes.tile_stream`); ``layout``: the function's, for a run of element-wise
     ops alone (else its windowed ops')."""
     last_name = _name(last.results[0])
+    label = f"{_name(first.results[0])}..{last_name}"
     layout = layout or _layout(first, last)
     members = _members(first, last, lambda op: layout)
     specs = {op: _spec(op, layout) for op in members}
@@ -423,6 +425,7 @@ def tile_ops(f: func.FuncOp, first: Operation, last: Operation, grid: tuple[int,
         op.erase()
     for v, home in homes.items():
         reload_after(v, home, acc.owner, block)  # type: ignore[arg-type]
+    record_run(f, label, len(members), grid, base_cost, tiled_cost - base_cost, [_name(v) for v in homes])
     return len(members), base_cost, tiled_cost - base_cost
 
 

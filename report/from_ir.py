@@ -27,11 +27,12 @@ from memopt.passes.dma_profile import op_profile, scheduled_items
 from memopt.passes.dma_regions import cut_function, regions
 from memopt.passes.lifetime import FunctionLifetimes, planned_functions, value_location_op
 from memopt.passes.plan_io import MemoptPlan, read_function_plan
+from memopt.passes.tile_record import TILED_ATTR
 from memopt.dialects.upstream_attrs import is_upstream
 from memopt.planning.latency import Target, lower_bound_time, serial_time, simulate
 from memopt.planning import lower_bound
 
-from .model import BranchSpan, FunctionView, PlanView, RegionTimeline, StagingBox, TensorBox, TimelineEvent
+from .model import BranchSpan, FunctionView, PlanView, RegionTimeline, StagingBox, TensorBox, TiledRun, TimelineEvent
 from .validate import bound_violation, layout_violation, recorded_bound_violation
 
 
@@ -102,8 +103,26 @@ def function_view(lt: FunctionLifetimes, plan: MemoptPlan) -> FunctionView:
     branches = tuple(_branches(lt))
     return FunctionView(
         f.sym_name.data, arena.size, plan.lower_bound or 0, plan.strategy, tuple(boxes), plan.lower_bound_inplace,
-        plan.numbering if branches else "", branches,
+        plan.numbering if branches else "", branches, tiled=tiled_runs(f),
     )
+
+
+def tiled_runs(f: func.FuncOp) -> tuple[TiledRun, ...]:
+    """The runs ``tile`` recorded on ``f`` (:mod:`memopt.passes.tile_record`); a record it does
+    not recognise is a located error, not a guess."""
+    have = f.attributes.get(TILED_ATTR)
+    if have is None:
+        return ()
+    try:
+        out = []
+        for entry in have.data:  # type: ignore[attr-defined]
+            d = entry.data
+            out.append(TiledRun(d["run"].data, d["ops"].value.data, d["grid"].data, d["macs"].value.data,
+                                d["extra"].value.data, tuple(x.data for x in d["streamed"].data)))
+        return tuple(out)
+    except (AttributeError, KeyError, TypeError):
+        raise MemoptError(f"{TILED_ATTR} of '@{f.sym_name.data}' is not what tile records (run, ops, grid, macs, "
+                          "extra, streamed per run)", f) from None
 
 
 def _labels(ops: list[Operation]) -> list[str]:

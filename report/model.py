@@ -30,6 +30,26 @@ write dependency); ``view``: an alias drawn over its source; ``buffer``: a CSV r
 
 
 @dataclass(frozen=True)
+class TiledRun:
+    """A run the ``tile`` pass computes patch by patch (as it recorded it on the function)."""
+
+    run: str
+    """first..last op, by the tensors they write."""
+    ops: int
+    grid: str
+    macs: int
+    """The run's MACs untiled."""
+    extra: int
+    """The MACs its halos recompute (negative when its patches compute fewer cells)."""
+    streamed: tuple[str, ...] = ()
+    """The inputs it reads stripe by stripe from off chip."""
+
+    @property
+    def halo_pct(self) -> float:
+        return 100.0 * self.extra / self.macs if self.macs else 0.0
+
+
+@dataclass(frozen=True)
 class TensorBox:
     """One arena tensor (or a view of one) as a rectangle: steps × bytes."""
 
@@ -121,6 +141,8 @@ class FunctionView:
     """What the report leaves out for this function, and why (one line each)."""
     space: int = 0
     """The memory space of the arena shown (upstream IR: one arena per integer memory space)."""
+    tiled: tuple[TiledRun, ...] = ()
+    """The runs ``tile`` computes patch by patch, in program order."""
 
     @property
     def arena_tensors(self) -> tuple[TensorBox, ...]:
@@ -269,5 +291,5 @@ def _on(path: Path, chosen: dict[Path, int]) -> bool:
 
 __all__ = [
     "KINDS", "BranchSpan", "FunctionView", "Peak", "PlanView", "RegionTimeline", "StagingBox", "TensorBox",
-    "TimelineEvent", "has_dma", "live_curve", "peak", "pool_series",
+    "TiledRun", "TimelineEvent", "has_dma", "live_curve", "peak", "pool_series",
 ]

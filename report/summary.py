@@ -25,6 +25,18 @@ def _ratio(a: int, b: int) -> str:
     return "-" if b == 0 else f"{a / b:.3f}"
 
 
+def _tiled(fv: FunctionView) -> list[str]:
+    """The runs computed patch by patch: grid, the halos' recomputed MACs, what streams in."""
+    if not fv.tiled:
+        return []
+    extra = sum(t.extra for t in fv.tiled)
+    lines = [f"  tiled runs           {len(fv.tiled)}, {extra:+d} MACs recomputed by their halos"]
+    rows = [(t.run, t.ops, t.grid, t.macs, f"{t.extra:+d}", f"{t.halo_pct:+.1f} %", ", ".join(t.streamed) or "-")
+            for t in fv.tiled]
+    return lines + ["    " + s for s in _table(("run", "ops", "grid", "MACs", "halo MACs", "halo", "streamed"), rows,
+                                              {1, 3, 4, 5})]
+
+
 def function_summary(fv: FunctionView, tensors: bool = True) -> list[str]:
     lines = [f"function @{fv.name}"]
     lines.append(f"  arena size           {fv.arena_size} B")
@@ -51,6 +63,7 @@ def function_summary(fv: FunctionView, tensors: bool = True) -> list[str]:
         ]
         lines += ["    " + s for s in _table(("region", "runs", "T_serial", "T_pingpong", "T_lb", "eta"), rows, {1, 2, 3, 4, 5})]
     lines += _own_onchip(fv)
+    lines += _tiled(fv)
     if tensors and fv.tensors:
         lines.append("  tensors")
         order = sorted(fv.tensors, key=lambda t: (t.start, t.offset, t.name))

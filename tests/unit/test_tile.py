@@ -109,3 +109,25 @@ def test_choice_counts_homes_only_when_nothing_held_on_chip_fits():
     assert fit_preferring(live, [held, homed], 30) is None  # no homes without their live bytes
     assert fit_preferring(live, [held, homed], 20, live_homed=homed_live) == [homed]
     assert smallest(live, [held, homed], live_homed=homed_live) == (20, [homed])
+
+
+def test_report_reads_the_runs_tile_records():
+    from xdsl.dialects import func
+    from xdsl.dialects.builtin import ModuleOp, StringAttr
+
+    from memopt.diagnostics import MemoptError
+    from memopt.passes.tile_record import TILED_ATTR, in_program_order, record_run
+    from memopt.report.from_ir import tiled_runs
+
+    f = func.FuncOp("main", ((), ()))
+    assert tiled_runs(f) == ()
+    record_run(f, "c3..r", 2, (8, 4), 4608, 0, ["d2", "c1"])
+    record_run(f, "c1..c1", 1, (4, 1), 200, 50)
+    in_program_order(f, 2)
+    runs = tiled_runs(f)
+    assert [r.run for r in runs] == ["c1..c1", "c3..r"]
+    assert runs[0].halo_pct == 25.0 and runs[0].streamed == () and runs[1].streamed == ("d2", "c1")
+    f.attributes[TILED_ATTR] = StringAttr("c1..c1")
+    ModuleOp([f])
+    with pytest.raises(MemoptError, match="is not what tile records"):
+        tiled_runs(f)
