@@ -508,18 +508,17 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
             return u[i]
         return len(ops) if t in outputs else -1
 
+    neighbours: dict[int, tuple[int, ...]] = {}
+    """Per tensor asked about, its producer's inputs then its readers' outputs, in that order."""
+
     def neighbour_cost(t: int) -> float:
-        p = producer[t]
-        cost = ops[p].cost
-        roots = set()
-        for x in ops[p].inputs:
-            if evicted[x]:
-                roots.add(dsu.find(x))
-        for c in consumers[t]:
-            for y in ops[c].outputs:
-                if evicted[y]:
-                    roots.add(dsu.find(y))
-        return cost + sum(dsu.cost[r] for r in roots)
+        """DTR's e*: ``t``'s producer's cost and the cost of every evicted component beside it."""
+        near = neighbours.get(t)
+        if near is None:
+            near = neighbours[t] = (*ops[producer[t]].inputs, *(y for c in consumers[t] for y in ops[c].outputs))
+        find = dsu.find
+        roots = {find(x) for x in near if evicted[x]}
+        return ops[producer[t]].cost + sum(dsu.cost[r] for r in roots)
 
     own_cost = [ops[p].cost if p >= 0 else 0.0 for p in producer]
     made_from = [ops[p].inputs if p >= 0 else () for p in producer]
@@ -528,6 +527,9 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
     kept across eviction scans, its entries that a residency change can touch dropped by
     :func:`forget` (each op run changes residency, so clearing it all made every scan walk the
     same chains again)."""
+    known_np = np.array(own_cost, dtype=np.float64)
+    """Per tensor, its :data:`missing_cost` entry, else its own cost: what recomputing it now
+    costs at least (the eviction scan's lower bound reads it for a candidate's missing inputs)."""
     walked: set[int] = set()
     """The entries of :data:`missing_cost` a walk filled (several missing inputs): the ancestors
     they depend on have no entries of their own, so every residency change drops them."""
@@ -541,11 +543,13 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
         stack = [t, *walked]
         walked.clear()
         for y in stack:
-            missing_cost.pop(y, None)
+            if missing_cost.pop(y, None) is not None:
+                known_np[y] = own_cost[y]
         while stack:
             for y in children[stack.pop()]:
                 if y in missing_cost:
                     del missing_cost[y]
+                    known_np[y] = own_cost[y]
                     stack.append(y)
 
     def missing_inputs(t: int) -> list[int]:
@@ -603,7 +607,7 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
                 continue
             miss = missing_inputs(y)
             if len(miss) > 1:
-                missing_cost[y] = closure_cost(y)
+                missing_cost[y] = known_np[y] = closure_cost(y)
                 walked.add(y)
                 stack.pop()
                 continue
@@ -611,7 +615,7 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
             if pending:
                 stack.extend(pending)
                 continue
-            missing_cost[y] = own_cost[y] + (missing_cost[miss[0]] if miss else 0.0)
+            missing_cost[y] = known_np[y] = own_cost[y] + (missing_cost[miss[0]] if miss else 0.0)
             stack.pop()
         return missing_cost[x]
 
@@ -670,17 +674,34 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
     horizon_np = np.array(recovery_horizon(graph, producer, uses), dtype=np.float64)
     size_pow = size_np ** a_mem
     has_producer_np = np.array([p >= 0 for p in producer], dtype=bool)
+    # the producer's distinct inputs of every tensor, one row each (``input_real``: which
+    # entries of the row are inputs, the rest padding), so a scan reads only its candidates' rows
     distinct_inputs = [sorted(set(made_from[t])) for t in range(n_t)]
-    flat_inputs = np.array([x for xs in distinct_inputs for x in xs], dtype=np.int64)
-    input_start = np.cumsum([0] + [len(xs) for xs in distinct_inputs])
-    has_inputs = np.diff(input_start) > 0
-    flat_owner = np.repeat(np.arange(n_t), np.diff(input_start))
+    width = max(1, max((len(xs) for xs in distinct_inputs), default=1))
+    input_mat = np.zeros((n_t, width), dtype=np.int64)
+    input_real = np.zeros((n_t, width), dtype=bool)
+    for t, xs in enumerate(distinct_inputs):
+        input_mat[t, :len(xs)] = xs
+        input_real[t, :len(xs)] = True
     alive_np = np.array(alive, dtype=np.float64)
+
+    def missing_inputs_bound(idx: np.ndarray) -> np.ndarray:
+        """Per candidate of ``idx``, a lower bound of what its chain adds to its own cost: the
+        chain holds every input of the producer missing at the next read (the sum of their own
+        costs), and every ancestor each of them misses now (the largest known cost, scaled
+        down a hair so that float rounding never lifts it above the exact sum)."""
+        x = input_mat[idx]
+        missing = input_real[idx] & has_producer_np[x] & (
+            ~resident_np[x] | ((alive_np[x] < nu_np[idx, None]) & ~cache_np[x]))
+        sums = np.where(missing, own_np[x], 0.0).sum(axis=1)
+        most = np.where(missing, known_np[x], 0.0).max(axis=1) * (1 - 1e-9)
+        return np.maximum(sums, most)
 
     def evict_one(k: int, need: int) -> None:
         nonlocal mem, n_evict
         if not reuse_costs:
             missing_cost.clear()
+            known_np[:] = own_cost
             walked.clear()
         unneeded = [t for t in sorted(cache) if wanted(t, k) < 0]
         for t in unneeded:  # kept values no dropped tensor needs any more go first, for free
@@ -704,12 +725,8 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
         elif heuristic == "lookahead":
             dist = np.maximum(nu_np[idx] - k, 0) + 1e-3
             cost_lb = own_np[idx]
-            if not neighbourhood:  # the chain includes every input of the producer missing at the next read
-                missing = ((~resident_np[flat_inputs] | ((alive_np[flat_inputs] < nu_np[flat_owner])
-                                                          & ~cache_np[flat_inputs])) & has_producer_np[flat_inputs])
-                per_input = np.where(missing, own_np[flat_inputs], 0.0)
-                sums = np.add.reduceat(np.append(per_input, 0.0), input_start)[:-1]
-                cost_lb = cost_lb + np.where(has_inputs[idx], sums[idx], 0.0)
+            if not neighbourhood:
+                cost_lb = cost_lb + missing_inputs_bound(idx)
             lb = noise_np[idx] * cost_lb / (size_pow[idx] * dist ** a_dist)
             if cache:  # a kept value is next needed before nu_np's bound: scored exactly
                 lb[cache_np[idx]] = 0.0
