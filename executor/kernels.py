@@ -182,6 +182,8 @@ KERNELS: dict[str, Kernel] = {
     **{k: _windowed(window.depth_to_space) for k in window.DEPTH_TO_SPACE_KINDS},
     **{k: _windowed(window.space_to_depth) for k in window.SPACE_TO_DEPTH_KINDS},
     **{k: _windowed(window.lrn) for k in window.LRN_KINDS},
+    **{k: _windowed(window.channel_shuffle) for k in window.SHUFFLE_KINDS},
+    "transpose": _windowed(window.transpose),
     "extractslice": _windowed(window.extract_slice),
     "insertslice": _windowed(window.insert_slice),
     "empty": _windowed(window.empty),

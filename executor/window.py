@@ -31,6 +31,9 @@ Attributes (discardable, on the ``memopt.compute`` op; the importers write them)
                  (``array<i64: IH, IW, OH, OW>``); absent, the op is whole
 ``lrn``          ``array<i64: BEFORE, AFTER>``: channels a local response normalization sums over
                  around each one, with ``alpha`` (per summed square), ``beta``, ``bias`` (floats)
+``perm``         ``array<i64: ...>``: a transpose's output axes, as input axes
+``groups``       a channel shuffle's groups (``channel_shuffle``, the ``tile`` pass's fusion of
+                 ShuffleNet's reshape, transpose, reshape)
 
 A kind whose attributes or shapes do not fit returns None (the executor's stand-in runs).
 """
@@ -50,6 +53,7 @@ RESIZE_KINDS = frozenset({"resize", "upsample", "resizebilinear", "resizenearest
 DEPTH_TO_SPACE_KINDS = frozenset({"depthtospace"})
 SPACE_TO_DEPTH_KINDS = frozenset({"spacetodepth"})
 LRN_KINDS = frozenset({"lrn", "localresponsenormalization"})
+SHUFFLE_KINDS = frozenset({"channelshuffle"})
 ACTIVATIONS = ("NONE", "RELU", "RELU6", "RELU_N1_TO_1", "TANH")
 
 
@@ -377,6 +381,30 @@ def lrn(inputs: list[np.ndarray], out_shape: tuple[int, ...], out_dtype: np.dtyp
         total += sq[:, k: k + c]
     y = x / (bias + alpha * total) ** beta  # type: ignore[operator]
     return _from_nchw(y, layout).astype(out_dtype)
+
+
+def transpose(inputs: list[np.ndarray], out_shape: tuple[int, ...], out_dtype: np.dtype, attrs: dict):
+    """``perm``: output axis ``k`` is input axis ``perm[k]`` (ONNX's Transpose), or None."""
+    perm = ints(attrs, "perm")
+    if len(inputs) != 1 or perm is None or sorted(perm) != list(range(inputs[0].ndim)):
+        return None
+    y = inputs[0].transpose(perm)
+    return y.astype(out_dtype) if y.shape == tuple(out_shape) else None
+
+
+def channel_shuffle(inputs: list[np.ndarray], out_shape: tuple[int, ...], out_dtype: np.dtype, attrs: dict):
+    """ShuffleNet's channel shuffle of a 4-D tensor in ``layout``: its channels as ``groups`` rows
+    of C/groups, transposed (channel ``g * C/groups + i`` goes to ``i * groups + g``) — a
+    reshape, transpose, reshape; spatially pointwise. None when the attributes do not fit."""
+    groups, layout = (ints(attrs, "groups") or [0])[0], text(attrs, "layout", "NCHW")
+    if len(inputs) != 1 or layout not in ("NCHW", "NHWC") or inputs[0].ndim != 4 or inputs[0].shape != tuple(out_shape):
+        return None
+    c = spatial_axes(layout)[0]
+    x, n = inputs[0], inputs[0].shape[c]
+    if groups < 1 or n % groups:
+        return None
+    split = x.shape[:c] + (groups, n // groups) + x.shape[c + 1:]
+    return x.reshape(split).swapaxes(c, c + 1).reshape(x.shape).astype(out_dtype)
 
 
 def extract_slice(inputs: list[np.ndarray], out_shape: tuple[int, ...], out_dtype: np.dtype, attrs: dict):

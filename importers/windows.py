@@ -9,7 +9,7 @@ each attribute) and the ``tile`` pass (which cuts such ops into patches) read th
 (``[top, left, bottom, right]``: SAME and ONNX's ``auto_pad`` are resolved here, on static
 shapes), ``groups``, ``kernel``, ``activation`` (TFLite's fused one), ``count_include_pad``;
 a pad's ``pads`` (every dimension's begin, then every end) when its paddings are constant;
-a resize's ``mode``, ``coordinates``, ``rounding``; a depth-to-space's or space-to-depth's
+a resize's ``mode``, ``coordinates``, ``rounding``; an ONNX transpose's ``perm``; a depth-to-space's or space-to-depth's
 ``block_size`` (and ONNX's ``order``); a local response normalization's ``lrn`` (channels summed
 before and after each), ``alpha`` (per summed square), ``beta``, ``bias``.
 """
@@ -28,7 +28,7 @@ ONNX_CONV = frozenset({"Conv"})
 ONNX_POOL = frozenset({"MaxPool", "AveragePool"})
 TFLITE_RESHAPING = frozenset({"RESIZE_BILINEAR", "RESIZE_NEAREST_NEIGHBOR", "DEPTH_TO_SPACE", "SPACE_TO_DEPTH",
                               "LOCAL_RESPONSE_NORMALIZATION"})
-ONNX_RESHAPING = frozenset({"Resize", "Upsample", "DepthToSpace", "SpaceToDepth", "LRN"})
+ONNX_RESHAPING = frozenset({"Resize", "Upsample", "DepthToSpace", "SpaceToDepth", "LRN", "Transpose"})
 
 
 def _array(values: Sequence[int]) -> DenseArrayBase:
@@ -153,7 +153,8 @@ def tflite_reshaping(kind: str, options: dict) -> dict[str, Attribute]:
 
 
 def onnx_reshaping(node) -> dict[str, Attribute]:
-    """An ONNX Resize's / Upsample's, DepthToSpace's, SpaceToDepth's or LRN's attributes (NCHW)."""
+    """An ONNX Resize's / Upsample's, DepthToSpace's, SpaceToDepth's or LRN's attributes (NCHW), a
+    Transpose's ``perm``."""
     a = {x.name: x for x in node.attribute}
 
     def word(name: str, default: str) -> str:
@@ -178,6 +179,8 @@ def onnx_reshaping(node) -> dict[str, Attribute]:
         if node.op_type == "DepthToSpace":
             attrs["order"] = StringAttr(word("mode", "DCR"))
         return attrs
+    if node.op_type == "Transpose" and "perm" in a:
+        return {"perm": _array([int(v) for v in a["perm"].ints])}
     if node.op_type == "LRN" and "size" in a:
         size = int(a["size"].i)
         return _lrn("NCHW", (size - 1) // 2, size // 2, number("alpha", 1e-4) / size, number("beta", 0.75),

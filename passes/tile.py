@@ -6,9 +6,10 @@ The run is ``last`` and the ops of its block from ``first`` on whose result a me
 reads as a spatial operand (ops are named by the tensor they write: the model's name or the SSA
 name); other ops in that range (a weight's dequantize) stay where they are. Its ops must be spatial — convolution (stride,
 padding, dilation, groups), depthwise, max/average pooling, a constant pad, a resize, depth-to-space
-/ space-to-depth, a concatenation of channels, LRN, element-wise ops (residual adds included; an
-operand spanning H and W, such as a PRELU's per-cell alpha, is cut with the patch, one broadcast
-along them read whole) — with their windows as the importers record them
+/ space-to-depth, a concatenation of channels, a channel shuffle (fused from its reshape,
+transpose, reshape by :mod:`memopt.passes.tile_shuffle`), LRN, element-wise ops (residual adds
+included; an operand spanning H and W, such as a PRELU's per-cell alpha, is cut with the patch,
+one broadcast along them read whole) — with their windows as the importers record them
 (:mod:`memopt.importers.windows`), and only ``last``'s result may be read after the run.
 
 The rewrite, in place of the run: for each patch of ``last``'s output (the grid cuts its rows
@@ -57,6 +58,7 @@ from memopt.passes.lifetime import analyze_function, planned_functions
 from memopt.passes.options import option
 from memopt.passes.tile_fit import tile_to_fit
 from memopt.passes.tile_rewrite import parse_grid, tile_ops, tile_run
+from memopt.passes.tile_shuffle import fuse_channel_shuffles
 from memopt.planning.bounds import lower_bound_inplace
 
 
@@ -133,6 +135,7 @@ class TilePass(ModulePass):
         f = funcs[0]
         if PLAN_ATTR in f.attributes:
             raise MemoptError(f"tile: '@{f.sym_name.data}' is already planned: run tile before plan-memory", f)
+        fuse_channel_shuffles(f)
         if self.capacity is not None:
             for line in tile_to_fit(f, *self.limits(), stream=None if self.stream == "off" else str(self.offchip),
                                     prefer_whole=self.stream == "auto"):

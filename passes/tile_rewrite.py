@@ -180,7 +180,7 @@ def _spec(op: Operation, layout: str) -> _Spec:
             raise MemoptError(f"tile: '{op.kind.data}' ({_name(op.outputs[0])}) joins along H or W: only a "
                               "concatenation of channels is tiled", op)
         return _Spec(op, (Window(), Window()), list(range(len(op.inputs))), "")
-    if kind in win.LRN_KINDS:
+    if kind in win.LRN_KINDS or kind in win.SHUFFLE_KINDS:
         return _Spec(op, (Window(), Window()), [0], "")
     x = _shape(op.inputs[0]) if op.inputs else []
     if kind in win.RESIZE_KINDS | win.DEPTH_TO_SPACE_KINDS and len(x) == 4:
@@ -197,7 +197,7 @@ def _spec(op: Operation, layout: str) -> _Spec:
             return _Spec(op, (Window(bs, bs), Window(bs, bs)), [0], "")
     raise MemoptError(f"tile: '{op.kind.data}' ({_name(op.outputs[0])}) is not spatial: a run holds convolutions, "
                       "depthwise convolutions, pooling, constant pads, resizes, depth-to-space, channel "
-                      "concatenations, LRN and element-wise ops (with their attributes)", op)
+                      "concatenations, channel shuffles, LRN and element-wise ops (with their attributes)", op)
 
 
 def _broadcast_operands(op: ComputeOp, out: list[int], h: int, w: int) -> list[int]:

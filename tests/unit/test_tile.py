@@ -131,3 +131,24 @@ def test_report_reads_the_runs_tile_records():
     ModuleOp([f])
     with pytest.raises(MemoptError, match="is not what tile records"):
         tiled_runs(f)
+
+
+@pytest.mark.parametrize("layout", ["NCHW", "NHWC"])
+def test_channel_shuffle_is_the_reshape_transpose_and_pointwise(layout):
+    import numpy as np
+
+    from memopt.executor import window
+
+    x = np.arange(2 * 6 * 4 * 5, dtype=np.float32).reshape((2, 6, 4, 5) if layout == "NCHW" else (2, 4, 5, 6))
+    attrs = {"groups": 3, "layout": layout}
+    y = window.channel_shuffle([x], x.shape, x.dtype, attrs)
+    c = 1 if layout == "NCHW" else 3
+    split = x.shape[:c] + (3, 2) + x.shape[c + 1:]
+    perm = list(range(5))
+    perm[c], perm[c + 1] = c + 1, c
+    assert np.array_equal(y, window.transpose([x.reshape(split)], tuple(np.array(split)[perm]), x.dtype,
+                                              {"perm": perm}).reshape(x.shape))
+    patch = (slice(None), slice(None), slice(1, 3), slice(2, 4)) if layout == "NCHW" else \
+        (slice(None), slice(1, 3), slice(2, 4), slice(None))
+    assert np.array_equal(window.channel_shuffle([x[patch]], x[patch].shape, x.dtype, attrs), y[patch])
+    assert window.channel_shuffle([x], x.shape, x.dtype, {"groups": 4, "layout": layout}) is None  # 6 % 4
