@@ -19,6 +19,7 @@ combines the best left with the best right.
 
 from __future__ import annotations
 
+import heapq
 from typing import Callable
 
 import numpy as np
@@ -26,28 +27,47 @@ import numpy as np
 from .bounds import live_profile
 from .firstfit import first_fit, first_fit_work
 from .inplace import plan_with_inplace
-from .problem import Problem, Solution
+from .problem import Problem, Solution, align_up
+from .skyline import skyline_offsets
 from .strategy import Strategy
 
-STACK_MIXES = (0.5, 1.0, 0.0)
+STACK_MIXES = (0.0, 1.0, 0.5)
 """How the peak's buffers are stacked, bottom first: ``mix * rank(start) + (1 - mix) *
 rank(-end)``. 1 stacks by start (the left side sees a staircase), 0 by end, latest first (the
-right side does)."""
+right side does), 0.5 halfway."""
 
 FILL_KEYS: dict[str, Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]] = {
     "size": lambda sizes, starts, ends, dist: -sizes,
     "area": lambda sizes, starts, ends, dist: -sizes * (ends - starts),
     "outward": lambda sizes, starts, ends, dist: dist,
 }
-"""Orders of the buffers off the peak (smaller key first; then larger size, then index):
-largest first, largest area first, and nearest the peak first."""
+"""First-fit orders of the buffers off the peak (smaller key first; then larger size, then
+index): largest first, largest area first, and nearest the peak first."""
 
-WORK = 140_000_000
-"""First-fit work (:func:`first_fit_work` units) the strategy may spend, about two seconds:
-every stack order and fill up to about ten thousand buffers of a training trace, fewer on
-larger ones, never fewer than :data:`MIN_RUNS` runs (one per stack order)."""
+FILLS = ("size", "skyline-area", "skyline-duration", "area", "outward")
+"""Every fill of the sides: a first fit in one of the orders of :data:`FILL_KEYS` (which may
+use the holes the stack leaves), or ``skyline-<rule>``, the skyline best fit
+(:mod:`memopt.planning.skyline`, that fill rule) of each side over the stack."""
 
-MIN_RUNS = 3
+RUNS = (
+    (0.0, "size"), (1.0, "size"), (0.0, "skyline-area"), (1.0, "skyline-area"), (0.5, "size"),
+    (0.0, "skyline-duration"), (1.0, "skyline-duration"), (0.5, "skyline-duration"), (0.5, "skyline-area"),
+    (0.0, "area"), (1.0, "area"), (0.5, "area"), (0.0, "outward"), (1.0, "outward"), (0.5, "outward"),
+)
+"""Every (stack mix, fill) pair, in the order they are run while the work lasts: the stacks by
+end and by start first (a side packs best over a staircase), each with the first fit
+largest-first and the skyline by area."""
+
+COST = {"size": 2, "area": 2, "outward": 2, "skyline-area": 1, "skyline-duration": 1}
+"""What a fill costs, in half first-fit runs (a skyline fill of both sides takes about half as
+long as one first fit over the whole problem)."""
+
+WORK = 180_000_000
+"""First-fit work (:func:`first_fit_work` units) the strategy may spend, two to three seconds:
+every run of :data:`RUNS` up to several thousand buffers of a training trace, the first ones on
+larger traces, at least :data:`MIN_COST` half-runs."""
+
+MIN_COST = 6
 
 
 def peak_step(problem: Problem) -> int:
@@ -62,14 +82,16 @@ def _ranks(values: np.ndarray) -> np.ndarray:
     return ranks
 
 
-def _runs(problem: Problem) -> list[tuple[float, str]]:
-    """The (stack mix, fill) pairs to run, as many as :data:`WORK` pays for, mixes first."""
-    return _pairs(max(MIN_RUNS, WORK // max(1, first_fit_work(problem))))
-
-
-def _pairs(count: int) -> list[tuple[float, str]]:
-    pairs = [(mix, fill) for fill in FILL_KEYS for mix in STACK_MIXES]
-    return pairs[:count]
+def runs(problem: Problem) -> list[tuple[float, str]]:
+    """The first pairs of :data:`RUNS` that :data:`WORK` pays for."""
+    budget = max(MIN_COST, 2 * WORK // max(1, first_fit_work(problem)))
+    out = []
+    for mix, fill in RUNS:
+        if COST[fill] > budget:
+            break
+        budget -= COST[fill]
+        out.append((mix, fill))
+    return out
 
 
 class PeakStack(Strategy):
@@ -84,37 +106,132 @@ class PeakStack(Strategy):
             return plan_with_inplace(self, problem)
         if not len(problem):
             return Solution.of(problem, [], self.name)
-        return Solution.of(problem, peak_stack_offsets(problem, _runs(problem)), self.name)
+        return Solution.of(problem, peak_stack_offsets(problem, runs(problem)), self.name)
+
+
+class _Peak:
+    """The peak step of a problem and the buffers on either side of it."""
+
+    def __init__(self, problem: Problem) -> None:
+        self.problem = problem
+        self.sizes = problem.sizes.astype(np.int64)
+        self.starts, self.ends = problem.starts.astype(np.int64), problem.ends.astype(np.int64)
+        self.t = peak_step(problem)
+        self.at_peak = (self.starts <= self.t) & (self.ends > self.t)
+        self.left = self.ends <= self.t
+        self.peak = np.flatnonzero(self.at_peak)
+        self.rest = np.flatnonzero(~self.at_peak)
+        self.dist = np.where(self.left, self.t - self.ends, self.starts - self.t)
+
+    def stack(self, mix: float) -> list[int]:
+        """The peak's buffers, bottom first, by ``mix`` (see :data:`STACK_MIXES`)."""
+        key = mix * _ranks(self.starts[self.peak]) + (1 - mix) * _ranks(-self.ends[self.peak])
+        return self.peak[np.lexsort((self.peak, key))].tolist()
+
+    def first_fit(self, stack: list[int], fill: str) -> np.ndarray:
+        """The stack, then the rest in the order ``fill`` of :data:`FILL_KEYS`, by first fit."""
+        rest = self.rest
+        key = FILL_KEYS[fill](self.sizes, self.starts, self.ends, self.dist)[rest]
+        order = stack + rest[np.lexsort((rest, -self.sizes[rest], key))].tolist()
+        return np.asarray(first_fit(self.problem, order), np.int64)
+
+    def stacked(self, stack: list[int]) -> np.ndarray:
+        """Offsets with the stack's buffers one on top of the other (aligned), the rest at 0."""
+        offsets = np.zeros(len(self.problem), np.int64)
+        y = 0
+        for i in stack:
+            y = align_up(y, self.problem.buffers[i].alignment)
+            offsets[i] = y
+            y += int(self.sizes[i])
+        return offsets
 
 
 def peak_stack_offsets(problem: Problem, runs: list[tuple[float, str]]) -> list[int]:
     """The lowest plan over ``runs``, each side of the peak taken from its lowest fill."""
-    sizes = problem.sizes.astype(np.int64)
-    starts, ends = problem.starts.astype(np.int64), problem.ends.astype(np.int64)
-    t = peak_step(problem)
-    at_peak = (starts <= t) & (ends > t)
-    left = ends <= t
-    peak = np.flatnonzero(at_peak)
-    rest = np.flatnonzero(~at_peak)
-    dist = np.where(left, t - ends, starts - t)
-    by_start, by_late_end = _ranks(starts[peak]), _ranks(-ends[peak])
-    index = np.arange(len(problem))
+    peak = _Peak(problem)
     best: tuple[int, list[int]] | None = None
     for mix in dict.fromkeys(m for m, _ in runs):
-        stack = peak[np.lexsort((peak, mix * by_start + (1 - mix) * by_late_end))].tolist()
-        sides: dict[bool, tuple[int, np.ndarray]] = {}
+        stack = peak.stack(mix)
+        stacked = peak.stacked(stack)
+        fills = []
         for fill in (f for m, f in runs if m == mix):
-            key = FILL_KEYS[fill](sizes, starts, ends, dist)[rest]
-            order = stack + rest[np.lexsort((index[rest], -sizes[rest], key))].tolist()
-            offsets = np.asarray(first_fit(problem, order), np.int64)
-            tops = offsets + sizes
-            for side, members in ((True, left | at_peak), (False, ~left)):
-                h = int(tops[members].max()) if members.any() else 0
-                if side not in sides or h < sides[side][0]:
-                    sides[side] = (h, offsets)
-        combined = np.where(left, sides[True][1], sides[False][1])
-        h = max(sides[True][0], sides[False][0])
+            if fill.startswith("skyline-"):
+                fills.append(_skyline_fill(peak, stacked, fill.removeprefix("skyline-")))
+            else:
+                fills.append(peak.first_fit(stack, fill))
+        h, offsets = _combined(peak, stacked, fills)
         if best is None or h < best[0]:
-            best = (h, combined.tolist())
+            best = (h, offsets.tolist())
     assert best is not None
     return best[1]
+
+
+def _combined(peak: _Peak, stack: np.ndarray, fills: list[np.ndarray]) -> tuple[int, np.ndarray]:
+    """The lowest plan from ``fills``: the lowest left side with the lowest right side among
+    the fills that place the stack as ``stack`` does (first fit may put a buffer of another
+    branch lower), or a whole fill when lower, and its height."""
+    whole = min(range(len(fills)), key=lambda k: int((fills[k] + peak.sizes).max()))
+    best = (int((fills[whole] + peak.sizes).max()), fills[whole])
+    same = [f for f in fills if np.array_equal(f[peak.peak], stack[peak.peak])]
+    if not same:
+        return best
+    sides = []
+    for members in (peak.left | peak.at_peak, ~peak.left):
+        heights = [int((f + peak.sizes)[members].max()) if members.any() else 0 for f in same]
+        k = int(np.argmin(heights))
+        sides.append((heights[k], same[k]))
+    (h_left, left), (h_right, right) = sides
+    h = max(h_left, h_right)
+    return (h, np.where(peak.left, left, right)) if h < best[0] else best
+
+
+def _skyline_fill(peak: _Peak, offsets: np.ndarray, rule: str) -> np.ndarray:
+    """``offsets`` (the stack placed) with each side of the peak placed by the skyline best fit
+    with the fill rule ``rule`` over the stack: seen from either side the stack is a skyline, a
+    staircase when the stack's order matches the side."""
+    plan = offsets.copy()
+    tops = offsets[peak.peak] + peak.sizes[peak.peak]
+    for side in (np.flatnonzero(peak.left), np.flatnonzero(peak.starts > peak.t)):
+        if not len(side):
+            continue
+        lo, hi = int(peak.starts[side].min()), int(peak.ends[side].max())
+        floor = _stack_floor(peak.starts[peak.peak], peak.ends[peak.peak], tops, lo, hi)
+        sub = Problem.of([peak.problem.buffers[i] for i in side])
+        plan[side] = skyline_offsets(sub, rule, floor)
+    return plan
+
+
+def _stack_floor(starts: np.ndarray, ends: np.ndarray, tops: np.ndarray, lo: int,
+                 hi: int) -> list[tuple[int, int, int]]:
+    """The top of the stack's buffers live at each step of ``[lo, hi)`` (0 where none is), as
+    ``(t0, t1, y)`` steps of equal height."""
+    times = np.arange(lo, hi)
+    heights = _stack_heights(starts, ends, tops, times)
+    cuts = np.flatnonzero(np.diff(heights)) + 1
+    bounds = [0, *cuts.tolist(), len(times)]
+    return [(lo + a, lo + b, int(heights[a])) for a, b in zip(bounds, bounds[1:])]
+
+
+def _stack_heights(starts: np.ndarray, ends: np.ndarray, tops: np.ndarray, times: np.ndarray) -> np.ndarray:
+    """The highest top among the stack's buffers live at each of ``times`` (0 where none is):
+    a sweep over start and end events with a running multiset of tops."""
+    heights = np.zeros(len(times), np.int64)
+    order_in = np.argsort(starts, kind="stable")
+    order_out = np.argsort(ends, kind="stable")
+    counts: dict[int, int] = {}
+    heap: list[int] = []
+    a = b = 0
+    for k, time in enumerate(times.tolist()):
+        while a < len(order_in) and starts[order_in[a]] <= time:
+            top = int(tops[order_in[a]])
+            counts[top] = counts.get(top, 0) + 1
+            heapq.heappush(heap, -top)
+            a += 1
+        while b < len(order_out) and ends[order_out[b]] <= time:
+            top = int(tops[order_out[b]])
+            counts[top] -= 1
+            b += 1
+        while heap and counts.get(-heap[0], 0) == 0:
+            heapq.heappop(heap)
+        heights[k] = -heap[0] if heap else 0
+    return heights

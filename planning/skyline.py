@@ -114,8 +114,13 @@ class _Segment:
         self.alive = True
 
 
-def skyline_offsets(problem: Problem, rule: str = "duration") -> list[int]:
-    """Offsets of the skyline best fit with the fill rule ``rule`` (see :data:`FILL_RULES`)."""
+def skyline_offsets(problem: Problem, rule: str = "duration",
+                    floor: list[tuple[int, int, int]] | None = None) -> list[int]:
+    """Offsets of the skyline best fit with the fill rule ``rule`` (see :data:`FILL_RULES`).
+
+    ``floor``, when given, is the skyline to start from instead of an empty arena: ``(t0, t1,
+    y)`` steps in time order, adjacent, covering every buffer's lifetime (what was placed before,
+    seen from above: no buffer is put below it)."""
     buffers = problem.buffers
     n = len(buffers)
     if n == 0:
@@ -131,7 +136,7 @@ def skyline_offsets(problem: Problem, rule: str = "duration") -> list[int]:
         ranks[pos] = r
     unplaced = _Candidates([buffers[i].end for i in by_start], ranks)
     offsets = [0] * n
-    first = _Segment(starts[0], max(b.end for b in buffers), 0)
+    steps = floor if floor is not None else [(starts[0], max(b.end for b in buffers), 0)]
     heap: list[tuple[int, int, int, _Segment]] = []
     tick = 0  # tie-break for the heap: segments never compare
 
@@ -161,7 +166,14 @@ def skyline_offsets(problem: Problem, rule: str = "duration") -> list[int]:
             s = join(s, s.next)
         return s
 
-    push(first)
+    previous: _Segment | None = None
+    for t0, t1, y in steps:
+        segment = _Segment(t0, t1, y)
+        link(previous, segment)
+        previous = segment
+    for segment in _segments_of(previous):
+        if segment.alive:
+            push(merge(segment))
     left = n
     while left:
         _, _, _, seg = heapq.heappop(heap)
@@ -200,6 +212,15 @@ def skyline_offsets(problem: Problem, rule: str = "duration") -> list[int]:
             if p.alive:
                 push(p)
     return offsets
+
+
+def _segments_of(last: _Segment | None) -> list[_Segment]:
+    """The linked segments ending at ``last``, first to last."""
+    out = []
+    while last is not None:
+        out.append(last)
+        last = last.prev
+    return out[::-1]
 
 
 class Skyline(Strategy):

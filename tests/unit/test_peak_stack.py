@@ -5,7 +5,7 @@ import numpy as np
 from hypothesis import given, settings, strategies as st
 
 from memopt.planning.bounds import lower_bound
-from memopt.planning.peak_stack import PeakStack, _pairs, peak_stack_offsets, peak_step
+from memopt.planning.peak_stack import FILLS, RUNS, STACK_MIXES, PeakStack, peak_stack_offsets, peak_step, runs
 from memopt.planning.problem import Buffer, Overwrite, Problem
 from memopt.planning.strategies import Best, make_strategy
 from memopt.planning.validate import find_conflicts
@@ -14,6 +14,8 @@ PORTFOLIO = ("sequential", "large-first", "short-first", "megengine", "nnvm", "s
 
 # Six buffers where every member of the small portfolio leaves a hole at the peak step (3):
 # the bound is 10, their plans 11-12.
+ALL = [(mix, fill) for fill in FILLS for mix in STACK_MIXES]
+
 HOLE_AT_PEAK = [(4, 1, 2), (4, 5, 8), (4, 0, 4), (3, 3, 7), (3, 4, 6), (2, 3, 5)]
 
 
@@ -29,24 +31,29 @@ def test_reaches_the_bound_where_the_portfolio_leaves_a_hole_at_the_peak():
 
 def test_each_side_takes_its_lowest_fill():
     p = _problem(HOLE_AT_PEAK)
-    heights = [max(np.asarray(peak_stack_offsets(p, [run])) + p.sizes) for run in _pairs(9)]
-    assert max(np.asarray(peak_stack_offsets(p, _pairs(9))) + p.sizes) <= min(heights)
+    heights = [max(np.asarray(peak_stack_offsets(p, [run])) + p.sizes) for run in ALL]
+    assert max(np.asarray(peak_stack_offsets(p, ALL)) + p.sizes) <= min(heights)
 
 
 buffers = st.lists(
-    st.tuples(st.integers(0, 64), st.integers(0, 30), st.integers(1, 12)), min_size=1, max_size=40
+    st.tuples(st.integers(0, 64), st.integers(0, 30), st.integers(1, 12), st.sampled_from([1, 1, 8]),
+              st.sampled_from([(), (), ((0, 0),), ((0, 1),)])),
+    min_size=1, max_size=40,
 )
 
 
-@settings(max_examples=60, deadline=None)
-@given(buffers)
-def test_plans_are_valid_and_the_peak_step_has_no_gap(rows):
-    p = _problem([(size, s, s + length) for size, s, length in rows])
-    offsets = PeakStack().plan(p).offsets
+@settings(max_examples=80, deadline=None)
+@given(buffers, st.sampled_from(FILLS))
+def test_plans_are_valid_and_the_peak_step_has_no_gap(rows, fill):
+    p = Problem.of(Buffer(f"b{i}", size, s, s + length, align, path)
+                   for i, (size, s, length, align, path) in enumerate(rows))
+    offsets = peak_stack_offsets(p, [(mix, fill) for mix in STACK_MIXES])
     assert not find_conflicts(p, offsets)
-    t = peak_step(p)
-    live = [i for i, b in enumerate(p.buffers) if b.start <= t < b.end]
-    assert max(offsets[i] + p.buffers[i].size for i in live) == sum(p.buffers[i].size for i in live)
+    assert not find_conflicts(p, PeakStack().plan(p).offsets)
+    if all(b.alignment == 1 and not b.path for b in p.buffers):
+        t = peak_step(p)
+        live = [i for i, b in enumerate(p.buffers) if b.start <= t < b.end]
+        assert max(offsets[i] + p.buffers[i].size for i in live) == sum(p.buffers[i].size for i in live)
 
 
 def test_in_place_permissions_are_kept_valid():
@@ -65,3 +72,11 @@ def test_best_runs_it_from_medium_size_only(monkeypatch):
     medium = Best()
     assert medium.plan(p).height == lower_bound(p)
     assert medium.stats["members"][:2] == ["skyline", "peak-stack"]
+
+
+def test_runs_cover_every_pair_and_shrink_with_the_work():
+    assert sorted(RUNS) == sorted(ALL)
+    tiny = _problem(HOLE_AT_PEAK)
+    assert runs(tiny) == list(RUNS)
+    big = Problem.of(Buffer(f"b{i}", 1 + i % 7, 0, 1) for i in range(8000))  # one first fit: 64M units, a third of the work
+    assert runs(big) == list(RUNS[:4])
