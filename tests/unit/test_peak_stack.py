@@ -12,7 +12,7 @@ from memopt.planning.validate import find_conflicts
 
 PORTFOLIO = ("sequential", "large-first", "short-first", "megengine", "nnvm", "skyline")
 
-# Six buffers where every member of the small portfolio leaves a hole at the peak step (3):
+# Six buffers where every member of the small portfolio leaves a hole at the peak step (5):
 # the bound is 10, their plans 11-12.
 ALL = [(mix, fill) for fill in FILLS for mix in STACK_MIXES]
 
