@@ -91,7 +91,7 @@ class Best(Strategy):
     hundred first-fit runs cost far less than the anytime search. ``polish=False`` keeps the
     portfolio's plan as is.
 
-    Large inputs: from :attr:`MEDIUM` buffers three members run (:attr:`MEDIUM_MEMBERS`); above
+    Large inputs: from :attr:`MEDIUM` buffers four members run (:attr:`MEDIUM_MEMBERS`); above
     :attr:`LARGE` (50,000) buffers the portfolio is cut to ``large-first`` (the fastest member
     that stays near the bound there; ``nnvm`` alone takes minutes at a million buffers) and
     the polish is skipped, so the default answers in seconds to tens of seconds at 10^6 buffers.
@@ -105,7 +105,9 @@ class Best(Strategy):
     """From this many buffers (up to :attr:`LARGE`) only :attr:`MEDIUM_MEMBERS` run, in
     their order: on generated traces of 5k-20k buffers of four shapes (long-lived training
     steps, ``training_like``, ``nn_like``, ``dense``) none of the other members was ever lower
-    than the best of these (``bench/portfolio.py``), and each costs as much as one of them."""
+    than the best of these (``bench/portfolio.py``), and each costs as much as one of them.
+    Peak stacking runs only here: on smaller problems the polish and the exact step close the
+    holes it closes."""
     MEDIUM_MEMBERS = ("skyline", "peak-stack", "megengine", "large-first")
     """Skyline first: it is the member that reaches the bound on most long-lived training traces
     (where a member reaching the bound ends the run), and the lowest on the other shapes; then
