@@ -106,8 +106,8 @@ class Best(Strategy):
     their order: on generated traces of 5k-20k buffers of four shapes (long-lived training
     steps, ``training_like``, ``nn_like``, ``dense``) none of the other members was ever lower
     than the best of these (``bench/portfolio.py``), and each costs as much as one of them.
-    Peak stacking runs only here: on smaller problems the polish and the exact step close the
-    holes it closes."""
+    Peak stacking runs only here: smaller problems keep the portfolio they had, with the exact
+    step and the polish behind it."""
     MEDIUM_MEMBERS = ("skyline", "peak-stack", "megengine", "large-first")
     """Skyline first: it is the member that reaches the bound on most long-lived training traces
     (where a member reaching the bound ends the run), and the lowest on the other shapes; then
