@@ -27,7 +27,7 @@ from xdsl.ir import SSAValue
 
 from memopt.diagnostics import MemoptError, locate
 from memopt.dialects.errors import value_location_op
-from memopt.dialects.memopt import IfOp
+from memopt.dialects.memopt import DmaStartOp, DmaWaitOp, IfOp
 from memopt.dialects.planned import check_calls
 from memopt.dialects.walk import walk
 
@@ -96,6 +96,10 @@ class CheckReport:
     """Execution paths proven (each ``if`` forced both ways, see :func:`check_function`)."""
     total_paths: int = 1
     """Execution paths of the function (product over sequential ``if``s of their branches')."""
+    results: tuple[bytes, ...] = ()
+    """The function's results in the unplanned run that follows the conditions (no ``if``
+    forced): what :func:`run_function` returns, kept so that a caller comparing them need not run
+    the function again."""
 
 
 def count_paths(block) -> int:
@@ -130,8 +134,9 @@ def check_function(
     module: ModuleOp, f: func.FuncOp, *, seed: int = 0, dma_landings=DMA_LANDINGS, max_paths: int = 64,
     limits: Limits = Limits(),
 ) -> CheckReport:
-    """Run ``f`` unplanned and planned (once per DMA landing model) and compare; raise a located
-    :class:`MemoptError` naming the first tensor that differs.
+    """Run ``f`` unplanned and planned (once per DMA landing model, once in all when ``f`` moves
+    no weight by DMA: the models differ only in when a transfer lands) and compare; raise a
+    located :class:`MemoptError` naming the first tensor that differs.
 
     Every execution path is proven, not only the one the generated inputs select: the first run
     follows the conditions, then each ``if`` reached is forced the other way (both runs of a
@@ -139,12 +144,15 @@ def check_function(
     ``max_paths`` were run. Forcing is sound for a memory proof: the plan must hold whichever
     branch runs, and the data a branch computes does not matter to where it lives."""
     check_resources(module, f, limits)
+    if not any(isinstance(op, (DmaStartOp, DmaWaitOp)) for op in walk(f.body)):
+        dma_landings = tuple(dma_landings)[:1]
     names = ValueNames(f)
     total = count_paths(f.body.blocks[0])
     queue: list[dict] = [{}]
     tried: set[frozenset] = set()
     proven: set[tuple] = set()
     values = reads = outputs = arena = path_reads = 0
+    results: tuple[bytes, ...] = ()
     while queue and len(proven) < max_paths:
         forced = queue.pop(0)
         key = frozenset((id(k), v) for k, v in forced.items())
@@ -154,6 +162,8 @@ def check_function(
         rec = Recorder()
         ref_interp = Interpreter(module, Unplanned(), rec, seed, forced)
         ref = ref_interp.run(f)
+        if not forced:
+            results = tuple(o.tobytes() for o in ref.outputs)
         pinned = {op: ref_interp.taken[op] for op in ref_interp.reached}  # first choice of each
         path = tuple((id(op), pinned[op]) for op in ref_interp.reached)
         if path in proven:
@@ -183,7 +193,7 @@ def check_function(
             if op not in forced:
                 queue.append({**forced, op: not pinned[op]})
                 forced = {**forced, op: pinned[op]}
-    return CheckReport(f.sym_name.data, values, reads, outputs, arena, len(proven), total)
+    return CheckReport(f.sym_name.data, values, reads, outputs, arena, len(proven), total, results)
 
 
 def check_module(

@@ -9,7 +9,7 @@ their ``dense`` value or bytes seeded by their name (see :mod:`memopt.executor.d
 are printed one line each with a digest of their bytes, so runs can be compared textually.
 
 ``--check`` runs every planned function (or ``--func``) unplanned and in its arena (DMA landing
-at start and at wait), on every execution path — each ``if`` forced both ways, up to
+at start and at wait, for a function that moves weights by DMA), on every execution path — each ``if`` forced both ways, up to
 ``--max-paths`` paths, reported as ``paths K/N`` — and fails, exit 1, on the first tensor that
 differs::
 
@@ -39,7 +39,7 @@ from memopt.cli import ArgParser, ToolError, process_entry, read_input, run_tool
 from memopt.diagnostics import MemoptError
 from memopt.dialects.upstream_attrs import is_memref_function
 from memopt.dialects.walk import walk
-from memopt.executor import check_module, digest, run_function
+from memopt.executor import check_module, digest, find_function, run_function
 from memopt.executor.data import tensor_info, typed
 from memopt.executor.memref_values import Ref
 from memopt.executor.resources import DEFAULT_MAX_BYTES, DEFAULT_MAX_OPS, Limits
@@ -135,11 +135,13 @@ def _check_upstream(module, args, limits, shapes) -> list[str]:
     return out
 
 
-def _check_memopt(module, args, limits) -> list[str]:
+def _check_memopt(module, args, limits, known: dict[str, tuple[bytes, ...]]) -> list[str]:
+    """``--check`` of memopt-dialect functions; ``known`` receives each one's unplanned results."""
     out = []
     landings = (args.dma_landing,) if args.dma_landing else ("start", "wait")
     for r in check_module(module, args.func, seed=args.seed, dma_landings=landings, max_paths=args.max_paths,
                           limits=limits):
+        known[r.function] = r.results
         more = "" if r.paths == r.total_paths else f", the first {r.paths} by --max-paths"
         out.append(
             f"@{r.function}: planned execution matches unplanned ({r.values} values, "
@@ -180,9 +182,10 @@ def _run(argv: Sequence[str], state: dict) -> int:
     text = read_input(path)
     module = parse_module(text, state["file"])
     upstream = bool(_memref_functions(module, args.func))
+    known: dict[str, tuple[bytes, ...]] = {}  # unplanned results --check computed, which --against reuses
     try:
         if args.check:
-            out = _check_upstream(module, args, limits, shapes) if upstream else _check_memopt(module, args, limits)
+            out = _check_upstream(module, args, limits, shapes) if upstream else _check_memopt(module, args, limits, known)
         elif upstream:
             out = _run_upstream(module, args, limits, shapes)
         else:
@@ -190,7 +193,7 @@ def _run(argv: Sequence[str], state: dict) -> int:
                               dma_landing=args.dma_landing or "start", limits=limits)
             out = [format_result(ex.func.sym_name.data, k, t, data) for k, (t, data) in enumerate(zip(ex.types, ex.outputs))]
         if args.against is not None:
-            out.append(_compare_against(module, args, limits, shapes, state))
+            out.append(_compare_against(module, args, limits, shapes, state, known))
     except MemoptError as e:
         raise located(e) from None
     write_output(None, "".join(line + "\n" for line in out))
@@ -207,10 +210,11 @@ class _Outcome:
     values: list[tuple[str, bytes]]  # (label, bytes) of each compared value
 
 
-def _results(module, name: str | None, seed: int, limits, shapes=None) -> _Outcome:
+def _results(module, name: str | None, seed: int, limits, shapes=None, known=None) -> _Outcome:
     """The results of one unplanned run: a memopt-dialect function's return values, or an
     upstream function's results and argument buffers after the run (its out-parameters; the
-    arena argument of ``arena=arg`` is scratch and not compared)."""
+    arena argument of ``arena=arg`` is scratch and not compared). ``known``: memopt-dialect
+    functions' results already computed by ``--check``'s unplanned run, by name."""
     funcs = _memref_functions(module, name)
     if funcs:
         from memopt.executor.memref_arena import is_arena_arg  # upstream only (module docstring)
@@ -224,14 +228,16 @@ def _results(module, name: str | None, seed: int, limits, shapes=None) -> _Outco
         labels += [f"argument #{a.index} ({a.type}) after the run" for a in args]
         values = list(zip(labels, result_digest([*results, *params])))
         return _Outcome(f.sym_name.data, "upstream memref IR", [str(a.type) for a in args], values)
-    ex = run_function(module, name, planned=False, seed=seed, limits=limits)
-    assert isinstance(ex.func, func.FuncOp)
-    values = [(f"result #{k} ({t})", d.tobytes()) for k, (t, d) in enumerate(zip(ex.types, ex.outputs))]
-    signature = [str(t) for t in ex.func.function_type.inputs.data]
-    return _Outcome(ex.func.sym_name.data, "the memopt dialect", signature, values)
+    f = find_function(module, name)
+    done = (known or {}).get(f.sym_name.data)
+    if done is None:
+        done = tuple(d.tobytes() for d in run_function(module, f, planned=False, seed=seed, limits=limits).outputs)
+    values = [(f"result #{k} ({t})", d) for k, (t, d) in enumerate(zip(f.function_type.outputs.data, done))]
+    signature = [str(t) for t in f.function_type.inputs.data]
+    return _Outcome(f.sym_name.data, "the memopt dialect", signature, values)
 
 
-def _compare_against(module, args, limits, shapes, state: dict) -> str:
+def _compare_against(module, args, limits, shapes, state: dict, known=None) -> str:
     """``--against``: the input and the original, each run unplanned on the same generated
     inputs, return the same bytes. Both must be of one IR flavour and take the same arguments:
     the flavours generate inputs and run stand-in kernels each their own way."""
@@ -240,7 +246,7 @@ def _compare_against(module, args, limits, shapes, state: dict) -> str:
     text = read_input(args.against)
     original = parse_source(text, args.against)[1]
     state["file"] = main_file
-    mine = _results(module, args.func, args.seed, limits, shapes)
+    mine = _results(module, args.func, args.seed, limits, shapes, known)
     theirs = _results(original, args.func, args.seed, limits, shapes)
     name, against = mine.name, args.against
     if mine.flavour != theirs.flavour:
