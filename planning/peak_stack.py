@@ -99,7 +99,7 @@ class PeakStack(Strategy):
 
     name = "peak-stack"
     in_portfolio = False
-    """``best`` runs it on large problems only (:attr:`memopt.planning.strategies.Best.MEDIUM_MEMBERS`)."""
+    """``best`` runs it on large problems only (:attr:`memopt.planning.strategies.Best.PAST_DESCENT`)."""
 
     def plan(self, problem: Problem) -> Solution:
         if problem.overwrites:

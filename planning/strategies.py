@@ -106,8 +106,11 @@ class Best(Strategy):
     their order: on generated traces of 5k-20k buffers of four shapes (long-lived training
     steps, ``training_like``, ``nn_like``, ``dense``) none of the other members was ever lower
     than the best of these (``bench/portfolio.py``), and each costs as much as one of them.
-    Peak stacking runs only here: smaller problems keep the portfolio they had, with the exact
-    step and the polish behind it."""
+    Peak stacking runs here and, after the portfolio, from :data:`DESCENT_MAX` buffers on
+    (:attr:`PAST_DESCENT`)."""
+    PAST_DESCENT = ("peak-stack",)
+    """Members that join the portfolio above :data:`DESCENT_MAX` buffers, where the polish is
+    no longer the descent at the bound (which closes the holes they close) but a climb."""
     MEDIUM_MEMBERS = ("skyline", "peak-stack", "megengine", "large-first")
     """Skyline first: it is the member that reaches the bound on most long-lived training traces
     (where a member reaching the bound ends the run), and the lowest on the other shapes; then
@@ -146,6 +149,8 @@ class Best(Strategy):
             keep = self.MEDIUM_MEMBERS
         else:
             keep = tuple(m.name for m in portfolio)
+            if self.budget is None and n > DESCENT_MAX:
+                keep += self.PAST_DESCENT
         skipped = [m.name for m in portfolio if m.name not in keep]
         members = sorted(self.members(keep), key=lambda m: keep.index(m.name))
         lb = lower_bound_inplace(problem)  # no plan goes below it: a member reaching it ends the run

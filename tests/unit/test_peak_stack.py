@@ -63,11 +63,17 @@ def test_in_place_permissions_are_kept_valid():
     assert not find_conflicts(p, PeakStack().plan(p).offsets)
 
 
-def test_best_runs_it_from_medium_size_only(monkeypatch):
+def test_best_runs_it_past_the_descent_only(monkeypatch):
+    import memopt.planning.strategies as strategies
+
     p = _problem(HOLE_AT_PEAK)
     small = Best()
     small.plan(p)
     assert "peak-stack" not in small.stats["members"]
+    monkeypatch.setattr(strategies, "DESCENT_MAX", 5)
+    past = Best(polish=False)
+    assert past.plan(p).height == lower_bound(p)
+    assert past.stats["members"][-1] == "peak-stack"
     monkeypatch.setattr(Best, "MEDIUM", 2)
     medium = Best()
     assert medium.plan(p).height == lower_bound(p)
