@@ -50,24 +50,25 @@ use the holes the stack leaves), or ``skyline-<rule>``, the skyline best fit
 (:mod:`memopt.planning.skyline`, that fill rule) of each side over the stack."""
 
 RUNS = (
-    (0.0, "size"), (1.0, "size"), (0.0, "skyline-area"), (1.0, "skyline-area"), (0.5, "size"),
+    (0.0, "size"), (0.0, "skyline-area"), (1.0, "skyline-area"), (1.0, "size"), (0.5, "size"),
     (0.0, "skyline-duration"), (1.0, "skyline-duration"), (0.5, "skyline-duration"), (0.5, "skyline-area"),
     (0.0, "area"), (1.0, "area"), (0.5, "area"), (0.0, "outward"), (1.0, "outward"), (0.5, "outward"),
 )
 """Every (stack mix, fill) pair, in the order they are run while the work lasts: the stacks by
-end and by start first (a side packs best over a staircase), each with the first fit
-largest-first and the skyline by area."""
+end and by start first (a side packs best over a staircase), with the first fit largest-first
+and the skyline by area, the cheaper skyline fills before the second first fit."""
 
-COST = {"size": 2, "area": 2, "outward": 2, "skyline-area": 1, "skyline-duration": 1}
-"""What a fill costs, in half first-fit runs (a skyline fill of both sides takes about half as
-long as one first fit over the whole problem)."""
+WORK = 270_000_000
+"""Work the strategy may spend, in :func:`first_fit_work` units (about three seconds): every
+run of :data:`RUNS` up to about ten thousand buffers of a training trace, the first ones that
+fit the work on larger problems; the first run always."""
 
-WORK = 180_000_000
-"""First-fit work (:func:`first_fit_work` units) the strategy may spend, two to three seconds:
-every run of :data:`RUNS` up to several thousand buffers of a training trace, the first ones on
-larger traces, at least :data:`MIN_COST` half-runs."""
+FIRST_FIT_FLOOR = 1_000
+"""The least a first fit costs per buffer, in work units: :func:`first_fit_work` counts the
+live buffers each placement meets, which undercounts traces with few long lifetimes."""
 
-MIN_COST = 6
+SKYLINE_WORK = 1_500
+"""What a skyline fill of both sides costs per buffer, in work units."""
 
 
 def peak_step(problem: Problem) -> int:
@@ -83,14 +84,16 @@ def _ranks(values: np.ndarray) -> np.ndarray:
 
 
 def runs(problem: Problem) -> list[tuple[float, str]]:
-    """The first pairs of :data:`RUNS` that :data:`WORK` pays for."""
-    budget = max(MIN_COST, 2 * WORK // max(1, first_fit_work(problem)))
+    """The first run of :data:`RUNS`, then each later one that the rest of :data:`WORK` pays for."""
+    n = len(problem)
+    cost = {"first-fit": max(first_fit_work(problem), FIRST_FIT_FLOOR * n), "skyline": SKYLINE_WORK * n}
+    left = WORK
     out = []
-    for mix, fill in RUNS:
-        if COST[fill] > budget:
-            break
-        budget -= COST[fill]
-        out.append((mix, fill))
+    for k, (mix, fill) in enumerate(RUNS):
+        price = cost["skyline" if fill.startswith("skyline-") else "first-fit"]
+        if k == 0 or price <= left:
+            left -= price
+            out.append((mix, fill))
     return out
 
 

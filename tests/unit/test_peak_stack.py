@@ -80,9 +80,16 @@ def test_best_runs_it_past_the_descent_only(monkeypatch):
     assert medium.stats["members"][:2] == ["skyline", "peak-stack"]
 
 
-def test_runs_cover_every_pair_and_shrink_with_the_work():
+def test_runs_cover_every_pair_and_shrink_with_the_work(monkeypatch):
+    import memopt.planning.peak_stack as peak_stack
+
     assert sorted(RUNS) == sorted(ALL)
     tiny = _problem(HOLE_AT_PEAK)
     assert runs(tiny) == list(RUNS)
-    big = Problem.of(Buffer(f"b{i}", 1 + i % 7, 0, 1) for i in range(8000))  # one first fit: 64M units, a third of the work
-    assert runs(big) == list(RUNS[:4])
+    big = Problem.of(Buffer(f"b{i}", 1 + i % 7, 0, 1) for i in range(8000))  # one first fit: 64M units
+    some = runs(big)
+    assert some[0] == RUNS[0] and len(some) < len(RUNS)
+    assert some == [r for r in RUNS if r in some]  # in their order
+    assert ("size" in {f for _, f in some}) and ("outward" not in {f for _, f in some})
+    monkeypatch.setattr(peak_stack, "WORK", 1)
+    assert runs(big) == [RUNS[0]]
