@@ -12,9 +12,10 @@ around the stack by first fit.
 The stack's order decides how well each side fits around it. Stacked by start (earliest at the
 bottom), the stack's buffers live at any earlier step form a bottom prefix, so the left side
 packs over a staircase without overhangs; stacked by end (latest at the bottom) the right side
-does; :data:`STACK_MIXES` also tries ranks in between. The two sides never meet in time, so for
-each stack order every side keeps the lower of its fills (:data:`FILL_KEYS`), and the plan
-combines the best left with the best right.
+does; :data:`STACK_MIXES` also tries ranks in between. A side is filled by first fit (the
+orders of :data:`FILL_KEYS`: it may use the holes under the stack) or by the skyline best fit
+over the stack (:data:`FILLS`). The two sides never meet in time, so for each stack order every
+side keeps the lower of its fills, and the plan combines the best left with the best right.
 """
 
 from __future__ import annotations
