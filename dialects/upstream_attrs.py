@@ -1,4 +1,6 @@
-"""What marks a function as upstream MLIR and the plan attributes memopt writes on one.
+"""What marks a function as upstream MLIR, and the function-level plan attributes memopt writes
+on one read back (:func:`recorded_int`, :func:`recorded_str`, :func:`arena_argument`); the
+plan's buffers, read off the arena's views, are :mod:`memopt.passes.upstream_plan_io`'s.
 
 Kept apart from the upstream tracer and mutator (``upstream_lifetime``, ``upstream_plan``) so
 that ``plan-memory`` on a memopt-dialect program does not import the upstream dialects it never
@@ -8,7 +10,7 @@ touches (about 0.1 s of a ``memopt-opt`` run).
 from __future__ import annotations
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import MemRefType, ModuleOp
+from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, StringAttr
 from memopt.dialects.walk import walk
 
 from memopt.dialects.plan_attr_names import (
@@ -16,6 +18,27 @@ from memopt.dialects.plan_attr_names import (
 )
 
 ARENA_MODES = ("alloc", "arg")
+
+
+def recorded_int(f: func.FuncOp, name: str) -> int | None:
+    """The integer plan attribute ``name`` of ``f`` (None: not recorded)."""
+    a = f.attributes.get(name)
+    return a.value.data if isinstance(a, IntegerAttr) else None
+
+
+def recorded_str(f: func.FuncOp, name: str) -> str:
+    """The string plan attribute ``name`` of ``f`` (``""``: not recorded)."""
+    a = f.attributes.get(name)
+    return a.data if isinstance(a, StringAttr) else ""
+
+
+def arena_argument(f: func.FuncOp) -> tuple[int, int] | None:
+    """``(bytes, alignment)`` of the arena ``f`` takes as an argument (``plan-memory{arena=arg}``,
+    or a planned callee); None when it takes none."""
+    size = recorded_int(f, ARENA_SIZE_ATTR)
+    if ARENA_ARG_ATTR not in f.attributes or size is None:
+        return None
+    return max(size, 1), recorded_int(f, ARENA_ALIGNMENT_ATTR) or 1
 
 
 def is_upstream(f: func.FuncOp) -> bool:
@@ -47,4 +70,5 @@ def is_upstream_module(module: ModuleOp) -> bool:
 
 
 __all__ = ["ARENA_ALIGNMENT_ATTR", "ARENA_ARG_ATTR", "ARENA_ATTR", "ARENA_MODES", "ARENA_SIZE_ATTR", "LOWER_BOUND_ATTR", "SPACE_SIZES_ATTR",
-           "STRATEGY_ATTR", "is_memref_function", "is_upstream", "is_upstream_module"]
+           "STRATEGY_ATTR", "arena_argument", "is_memref_function", "is_upstream", "is_upstream_module", "recorded_int",
+           "recorded_str"]

@@ -11,12 +11,12 @@ caller passes a view of its own arena, placed like any buffer live for the durat
 from __future__ import annotations
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 
 from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError
-from memopt.dialects.upstream_attrs import ARENA_ALIGNMENT_ATTR, ARENA_ARG_ATTR, ARENA_SIZE_ATTR
+from memopt.dialects.upstream_attrs import arena_argument
 
 
 def _callee(call: func.CallOp) -> str:
@@ -64,13 +64,7 @@ def call_scratch(call: func.CallOp) -> tuple[int, int] | None:
     """``(bytes, alignment)`` of the arena the callee of ``call`` takes as an argument, once it
     is planned; None when it takes none."""
     callee = _lookup(call)
-    if callee is None or ARENA_ARG_ATTR not in callee.attributes:
-        return None
-    size = callee.attributes.get(ARENA_SIZE_ATTR)
-    align = callee.attributes.get(ARENA_ALIGNMENT_ATTR)
-    if not isinstance(size, IntegerAttr):
-        return None
-    return max(size.value.data, 1), align.value.data if isinstance(align, IntegerAttr) else 1
+    return arena_argument(callee) if callee is not None else None
 
 
 def _lookup(call: func.CallOp) -> func.FuncOp | None:

@@ -35,6 +35,7 @@ from memopt.diagnostics import MemoptError, where
 from memopt.dialects.upstream_syntax import AllocOp
 from memopt.passes.dma_layout import layout_after_arena
 from memopt.dialects.plan_attr_names import ARENA_ARG_ATTR, ARENA_SIZE_ATTR, ONCHIP_SIZE_ATTR, STAGING_ATTR
+from memopt.dialects.upstream_attrs import recorded_int
 from memopt.passes.upstream_dma_weights import UpstreamWeight, space_of
 from memopt.passes.upstream_lifetime import byte_size
 from memopt.passes.upstream_plan import arena_value, resize_arena
@@ -102,9 +103,9 @@ def planned_base(f: func.FuncOp) -> tuple[SSAValue | None, int]:
     arena = arena_value(f)
     if arena is None:
         return None, 0
-    recorded = f.attributes.get(ARENA_SIZE_ATTR)
+    recorded = recorded_int(f, ARENA_SIZE_ATTR)
     total = byte_size(arena.type)
-    size = recorded.value.data if isinstance(recorded, IntegerAttr) else total
+    size = recorded if recorded is not None else total
     used, view = _views_end(arena, staging=False)
     if used > size:
         raise MemoptError(

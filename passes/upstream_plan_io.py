@@ -15,7 +15,7 @@ its offsets and its size.
 from __future__ import annotations
 
 from xdsl.dialects import arith, func, memref
-from xdsl.dialects.builtin import IntegerAttr, MemRefType, StringAttr
+from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, MemRefType
 from xdsl.ir import Operation, OpResult, SSAValue
 
 from memopt.dialects.walk import walk
@@ -24,6 +24,7 @@ from memopt.dialects.plan_attr_names import (
     ARENA_ARG_ATTR, ARENA_ATTR, ARENA_SIZE_ATTR, LOWER_BOUND_ATTR, ONCHIP_SIZE_ATTR, SPACE_SIZES_ATTR, STAGING_ATTR,
     STRATEGY_ATTR,
 )
+from memopt.dialects.upstream_attrs import recorded_int, recorded_str
 from memopt.planning import Buffer, Problem
 from memopt.planning.plan import Arena, Plan
 
@@ -62,19 +63,9 @@ def read_upstream_plan(f: func.FuncOp) -> Plan[Operation]:
         space = memory_space(arena.owner) if isinstance(arena, OpResult) else 0
         plans.append(_read_arena(f, tracer, arena, space, byte_size(t)))
     return Plan(
-        f.sym_name.data, tuple(plans), _string(f, STRATEGY_ATTR), _integer(f, ARENA_SIZE_ATTR),
-        _integer(f, LOWER_BOUND_ATTR), onchip_size=_integer(f, ONCHIP_SIZE_ATTR),
+        f.sym_name.data, tuple(plans), recorded_str(f, STRATEGY_ATTR), recorded_int(f, ARENA_SIZE_ATTR),
+        recorded_int(f, LOWER_BOUND_ATTR), onchip_size=recorded_int(f, ONCHIP_SIZE_ATTR),
     )
-
-
-def _integer(f: func.FuncOp, name: str) -> int | None:
-    a = f.attributes.get(name)
-    return a.value.data if isinstance(a, IntegerAttr) else None
-
-
-def _string(f: func.FuncOp, name: str) -> str:
-    a = f.attributes.get(name)
-    return a.data if isinstance(a, StringAttr) else ""
 
 
 def _read_arena(f: func.FuncOp, tracer: BufferTracer, arena: SSAValue, space: int, size: int) -> ArenaPlan:
@@ -99,7 +90,9 @@ def _read_arena(f: func.FuncOp, tracer: BufferTracer, arena: SSAValue, space: in
             loop = trace.carried_by
             start, stop = num.begin[loop], num.held_over(loop, trace.last)
             path = num.path.get(loop.parent_block(), ())
-        n = byte_size(view.results[0].type)
+        t = view.results[0].type
+        assert isinstance(t, MemRefType)
+        n = byte_size(t)
         for k, off in enumerate(offs):
             buffers.append(Buffer(name if len(offs) == 1 else f"{name}#{k}", n, start, stop, 1, path))
             offsets.append(off)
@@ -131,9 +124,9 @@ def _constant(v: SSAValue) -> int | None:
 
 def _recorded_size(f: func.FuncOp, space: int) -> int | None:
     if space == 0:
-        return _integer(f, ARENA_SIZE_ATTR)
+        return recorded_int(f, ARENA_SIZE_ATTR)
     sizes = f.attributes.get(SPACE_SIZES_ATTR)
-    entry = sizes.data.get(str(space)) if sizes is not None else None  # type: ignore[union-attr]
+    entry = sizes.data.get(str(space)) if isinstance(sizes, DictionaryAttr) else None
     return entry.value.data if isinstance(entry, IntegerAttr) else None
 
 

@@ -243,8 +243,8 @@ def test_joint_polishes_once_and_only_the_plan_it_keeps(seed, monkeypatch):
     monkeypatch.setattr(cf, "polished", counting)
     monkeypatch.setattr(strategies, "polished", counting)  # best's own polish would count here
     sol = plan_joint(p, spans, make_strategy("best"), [("serial", serial, raw.plan(serial))])
-    assert len(calls) == 1 + sol.strategy.endswith("/serial")
-    validate(serial if sol.strategy.endswith("/serial") else p, sol)
+    assert len(calls) == 1 + (sol.mode == "serial")
+    validate(serial if sol.mode == "serial" else p, sol)
     lowest = min(raw.plan(p).height, plan_merge(p, spans, raw).height, raw.plan(serial).height)
     assert sol.height <= lowest
 
@@ -360,7 +360,7 @@ def test_merge_with_best_runs_every_member_and_names_the_winner():
         s: merge(p, spans, make_strategy(s)).height for s in GREEDY
     }
     assert sol.height == min(per_member.values())
-    assert sol.strategy.endswith("/merge")
+    assert sol.mode == "merge" and sol.strategy.endswith("/merge")
 
 
 def test_merge_keeps_overwrites_inside_one_level():
@@ -404,7 +404,8 @@ def test_every_mode_is_valid_and_joint_never_loses_to_merge(seed, strategy):
     guarded = plan_merge(p, spans, s)
     validate(p, guarded)
     assert joint.height <= guarded.height <= min(merged.height, flat_sol.height)
-    assert guarded.strategy.endswith("/merge" if guarded.height == merged.height else "/flat")
+    assert guarded.mode == ("merge" if guarded.height == merged.height else "flat")
+    assert guarded.strategy.endswith(f"/{guarded.mode}")
     assert max_live(flat) <= flat_sol.height
     assert lb <= max_live(flat)
 
