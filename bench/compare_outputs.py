@@ -272,11 +272,12 @@ def lay_out(tree: Path, where: Path) -> Path:
     package_dir = dict(re.findall(r'"([\w.]+)"\s*=\s*"([^"]+)"', line.group(1)))
     root = where / "memopt"
     root.mkdir(parents=True)
+    subpackages = {name.split(".", 1)[1]: folder for name, folder in package_dir.items() if name != "memopt"}
     for entry in (tree / package_dir["memopt"]).iterdir():
-        (root / entry.name).symlink_to(entry)
-    for name, folder in package_dir.items():
-        if name != "memopt":
-            (root / name.split(".", 1)[1]).symlink_to(tree / folder)
+        if entry.name not in subpackages:  # a tree may link them in memopt/ itself: linked below
+            (root / entry.name).symlink_to(entry)
+    for name, folder in subpackages.items():
+        (root / name).symlink_to(tree / folder)
     return where
 
 

@@ -48,9 +48,15 @@ def memory_sizes(f) -> dict[str, int]:
     attr = f.attributes.get(MEMORIES_ATTR)
     if attr is None:
         return {}
-    if not isinstance(attr, DictionaryAttr) or not all(isinstance(v, IntegerAttr) for v in attr.data.values()):
-        raise MemoptError(f"'{MEMORIES_ATTR}' must be a dictionary of integer arena sizes", f)
-    return {k: int(v.value.data) for k, v in attr.data.items()}
+    malformed = MemoptError(f"'{MEMORIES_ATTR}' must be a dictionary of integer arena sizes", f)
+    if not isinstance(attr, DictionaryAttr):
+        raise malformed
+    sizes: dict[str, int] = {}
+    for k, v in attr.data.items():
+        if not isinstance(v, IntegerAttr):
+            raise malformed
+        sizes[k] = int(v.value.data)
+    return sizes
 
 
 def offchip_memories(f: func.FuncOp) -> list[str]:

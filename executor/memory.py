@@ -115,12 +115,12 @@ class Planned:
         # DMA staging buffers (module-level symbols), possibly inside the on-chip arena.
         placed: dict[str, tuple[int, int]] = {}
         own: dict[str, int] = {}
-        for op, at in staging_buffers(self.module):
-            n = op.size.value.data
+        for buffer, at in staging_buffers(self.module):
+            n = buffer.size.value.data
             if at is None:
-                own[op.sym_name.data] = n
+                own[buffer.sym_name.data] = n
                 continue
-            placed[op.sym_name.data] = (at, n)
+            placed[buffer.sym_name.data] = (at, n)
             size = max(size, at + n)
         # Garbage, not zeros: reading a byte before anyone wrote it must show.
         self.arena = np.random.default_rng(0x6D656D).integers(0, 256, size, dtype=np.uint8)
@@ -146,7 +146,7 @@ class Planned:
                     memory = _memory(op)
                     if memory is not None and memory not in sizes:
                         raise MemoptError(f"memory '{memory}' has no arena size in 'memopt.memories'", op)
-                    self._check(off, r, op, names, sizes.get(memory, self.arena_size), memory)
+                    self._check(off, r, op, names, self.arena_size if memory is None else sizes[memory], memory)
                     self.offsets[(op, k)] = off
 
     def _check(self, off: int, value: SSAValue, op: Operation, names: "ValueNames", size: int | None = None,

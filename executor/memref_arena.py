@@ -10,19 +10,20 @@ execution places it in the arena at its offset.
 from __future__ import annotations
 
 from xdsl.dialects import func, memref
-from xdsl.dialects.builtin import IntegerAttr
-from xdsl.ir import BlockArgument, Operation, SSAValue
+from xdsl.dialects.builtin import IntegerAttr, MemRefType
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 from memopt.dialects.plan_attr_names import ARENA_ARG_ATTR, ARENA_ATTR
 from memopt.dialects.walk import walk
 
 
-def is_arena_alloc(alloc: Operation | None) -> bool:
+def is_arena_alloc(alloc: Operation | Block | None) -> bool:
     """An ``i8`` alloc holding planned buffers: marked ``memopt.arena`` by memopt's plan; in a
     function without that mark, upstream MLIR's planner's arena: an ``i8`` alloc with an
     ``alignment`` (its planner always sets one) viewed more than once. (Views of an unaligned
     alloc are reshapes of one buffer, as ``lower-to-memref`` emits them, not planned buffers.)"""
-    if not isinstance(alloc, memref.AllocOp) or len(alloc.results[0].type.get_shape()) != 1:
+    if not isinstance(alloc, memref.AllocOp) or not isinstance(t := alloc.results[0].type, MemRefType) \
+            or len(t.get_shape()) != 1:
         return False
     if ARENA_ATTR in alloc.attributes:
         return True

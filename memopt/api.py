@@ -119,9 +119,10 @@ def plan(
 def _memopt_buffers(f: func.FuncOp) -> tuple[PlannedBuffer, ...]:
     """memopt dialect: every value with an arena offset (``memopt.offsets`` on its op,
     ``memopt.arg_offsets`` on the function), aliases included, by offset."""
-    keep = [(v, o) for v, o in value_offsets(f) if o >= 0 and isinstance(v.type, TensorType)]
-    names = display_names([v for v, _ in keep])
-    bufs = [PlannedBuffer(n, o, byte_size(v.type)) for n, (v, o) in zip(names, keep)]
+    keep = [(v, o, v.type) for v, o in value_offsets(f) if o >= 0]
+    tensors = [(v, o, t) for v, o, t in keep if isinstance(t, TensorType)]
+    names = display_names([v for v, _, _ in tensors])
+    bufs = [PlannedBuffer(n, o, byte_size(t)) for n, (_, o, t) in zip(names, tensors)]
     return tuple(sorted(bufs, key=lambda b: (b.offset, b.name)))
 
 

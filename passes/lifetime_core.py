@@ -71,7 +71,8 @@ class Numbering:
 
     begin: dict[Operation, int] = field(default_factory=dict)
     end: dict[Operation, int] = field(default_factory=dict)
-    path: dict[Block, Path] = field(default_factory=dict)
+    path: dict[Block | None, Path] = field(default_factory=dict)
+    """Keyed by block; ``None`` (a detached op's block) is never a key, so looking it up gives the default."""
     if_ids: dict[Operation, int] = field(default_factory=dict)
     last_step: int = 0
 

@@ -140,13 +140,11 @@ def read_plan(lt: FunctionLifetimes) -> tuple[list[int], int, PlanAttr]:
         b, rel = loc
         if off < 0:
             raise MemoptError(f"arena value has invalid offset {off}", op)
-        base = off - rel
-        if buffer_offset[b] is None:
+        base, known = off - rel, buffer_offset[b]
+        if known is None:
             buffer_offset[b] = base
-        elif buffer_offset[b] != base:
-            raise MemoptError(
-                f"offset {off} disagrees with the storage it aliases (expected {buffer_offset[b] + rel})", op
-            )
+        elif known != base:
+            raise MemoptError(f"offset {off} disagrees with the storage it aliases (expected {known + rel})", op)
 
     args = f.body.blocks[0].args
     if any(a in lt.storage_of for a in args):
@@ -165,9 +163,10 @@ def read_plan(lt: FunctionLifetimes) -> tuple[list[int], int, PlanAttr]:
     missing = [i for i, o in enumerate(buffer_offset) if o is None]
     if missing:
         raise MemoptError(f"no offset recorded for buffer '{lt.problem.buffers[missing[0]].id}'", f)
+    offsets = [o for o in buffer_offset if o is not None]
     if lt.memory is not None:
         sizes = memory_sizes(f)
         if lt.memory not in sizes:
             raise MemoptError(f"memory '{lt.memory}' has no arena size in '{MEMORIES_ATTR}'", f)
-        return [int(o) for o in buffer_offset], sizes[lt.memory], plan
-    return [int(o) for o in buffer_offset], plan.arena_size.data, plan
+        return offsets, sizes[lt.memory], plan
+    return offsets, plan.arena_size.data, plan

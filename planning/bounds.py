@@ -36,7 +36,8 @@ def distinct_times(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     return times[np.concatenate(([True], times[1:] != times[:-1]))]
 
 
-def _profile(starts: np.ndarray, ends: np.ndarray, sizes: np.ndarray, times: np.ndarray | None = None):
+def _profile(starts: np.ndarray, ends: np.ndarray, sizes: np.ndarray,
+             times: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     if times is None:
         times = distinct_times(starts, ends)
     delta = np.zeros(len(times) + 1, np.int64)
@@ -78,7 +79,8 @@ def _nested_max(starts: np.ndarray, ends: np.ndarray, sizes: np.ndarray, paths: 
     return int(_nested_curve(starts, ends, sizes, paths)[1].max())
 
 
-def _nested_curve(starts: np.ndarray, ends: np.ndarray, sizes: np.ndarray, paths: list[Path]):
+def _nested_curve(starts: np.ndarray, ends: np.ndarray, sizes: np.ndarray,
+                  paths: list[Path]) -> tuple[np.ndarray, np.ndarray]:
     times = distinct_times(starts, ends)
     by_path: dict[Path, list[int]] = defaultdict(list)
     for i, p in enumerate(paths):

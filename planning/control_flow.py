@@ -108,6 +108,12 @@ class BranchTree:
         return max((len(s.path) + 1 for spans in self.ifs.values() for s in spans), default=0)
 
 
+def _if_id(node: Node) -> int:
+    """The ``if`` a branch node belongs to (never asked of the top level)."""
+    assert node is not None
+    return node[0]
+
+
 def _memoised_down(node: Node, known: dict[Node, T], parent: dict[Node, Node],
                    step: Callable[[T, Node], T]) -> T:
     """``known[node]`` where a node's value is ``step(value of its parent, node)`` and ``known``
@@ -144,7 +150,7 @@ class _Inside:
         self.windows: dict[Node, tuple[int, int]] = {None: (-(1 << 62), 1 << 62)}
 
     def _narrowed(self, window: tuple[int, int], n: Node) -> tuple[int, int]:
-        s = self.by_id[n[0]]
+        s = self.by_id[_if_id(n)]
         return max(window[0], s.start), min(window[1], s.end)
 
     def check(self, b: Buffer) -> None:
@@ -173,7 +179,7 @@ def branch_tree(problem: Problem, spans: Iterable[IfSpan]) -> BranchTree:
     for s in by_id.values():
         if not _ends_at_its_if(s.path, by_id):
             raise PlanningError(f"if {s.if_id}: path {s.path} names an unknown branch")
-    parent = {(s.if_id, k): node_of(s.path) for s in by_id.values() for k in range(s.branches)}
+    parent: dict[Node, Node] = {(s.if_id, k): node_of(s.path) for s in by_id.values() for k in range(s.branches)}
     own: dict[Node, list[int]] = defaultdict(list)
     inside = _Inside(by_id, parent)
     for i, b in enumerate(problem.buffers):
@@ -251,7 +257,7 @@ def merge_plan(problem: Problem, spans: Iterable[IfSpan], plan_level: PlanLevel,
     base: dict[Node, int] = {None: 0}  # a node's offset in the arena: its ancestors' regions summed
 
     def node_base(node: Node) -> int:
-        return _memoised_down(node, base, tree.parent, lambda b, n: b + region_at[n[0]])
+        return _memoised_down(node, base, tree.parent, lambda b, n: b + region_at[_if_id(n)])
 
     offsets = [relative[i] + node_base(node_of(b.path)) for i, b in enumerate(problem.buffers)]
     return Solution.of(problem, offsets, top_name)
@@ -310,7 +316,7 @@ class OuterFirst(OrderedFirstFit):
         self.member = member
         self.name = f"{member.name}(outer first)"  # type: ignore[misc]
 
-    def key(self, problem: Problem, i: int):  # type: ignore[override]
+    def key(self, problem: Problem, i: int) -> tuple[object, ...]:  # type: ignore[override]
         return (len(problem.buffers[i].path), self.member.key(problem, i))
 
 

@@ -70,9 +70,9 @@ def read_problem(text: str, source: str = "<csv>") -> tuple[Problem, list[int] |
         if ident in first_line:
             raise PlanningError(f"{source}:{line_no}: duplicate id '{ident}' (first used on line {first_line[ident]})")
         first_line[ident] = line_no
-        fields = dict(id=ident, size=num("size"), start=num("lower"), end=num("upper"), alignment=num("alignment", 1))
+        size, start, end, alignment = num("size"), num("lower"), num("upper"), num("alignment", 1)
         try:
-            buffers.append(Buffer(**fields))
+            buffers.append(Buffer(ident, size, start, end, alignment))
         except PlanningError as e:
             raise PlanningError(f"{source}:{line_no}: {e}") from None
         if offsets is not None:
@@ -97,7 +97,7 @@ def write_solution(problem: Problem, solution: Solution, *, alignment_column: bo
     return out.getvalue()
 
 
-def write_rows(rows: Iterable[tuple]) -> str:
+def write_rows(rows: Iterable[tuple[object, ...]]) -> str:
     """CSV text ``id,lower,upper,size,offset`` from plain rows (used by plan export); rows of six
     fields add a ``memory`` column (the memory whose arena the offset is in)."""
     rows = list(rows)

@@ -27,9 +27,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from math import gcd
-from typing import Sequence
+from typing import Protocol, Sequence
 
 from .problem import Buffer, Path, Problem, Solution, exclusive
+
+
+class Plans(Protocol):
+    """What plans a problem (a :class:`~memopt.planning.strategy.Strategy`, which imports this module)."""
+
+    def plan(self, problem: Problem) -> Solution: ...
 
 
 @dataclass(frozen=True)
@@ -222,7 +228,7 @@ def expand(folded_offsets: Sequence[int], root_of: Sequence[int], rel_offset: Se
     return [int(folded_offsets[r]) + rel for r, rel in zip(root_of, rel_offset)]
 
 
-def plan_with_inplace(strategy, problem: Problem, compare_plain: bool = True) -> Solution:
+def plan_with_inplace(strategy: Plans, problem: Problem, compare_plain: bool = True) -> Solution:
     """Plan ``problem`` with ``strategy`` honouring its overwrites by folding them.
 
     Folding reserves a chain's whole extent over the chain's whole lifetime, which loses when a

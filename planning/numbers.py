@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterator
 
 INT64_MIN = -(1 << 63)
 INT64_MAX = (1 << 63) - 1
@@ -53,7 +54,7 @@ _MLIR_INT = re.compile(
 )
 
 
-def out_of_range_literals(text: str):
+def out_of_range_literals(text: str) -> Iterator[tuple[int, str]]:
     """``(offset, literal)`` of every integer literal of MLIR text outside the 64-bit range.
 
     A lexical scan (linear, one regex): string literals, names and identifiers are skipped, so

@@ -261,15 +261,21 @@ def replay_solution(problem: Problem, report: PoolReport) -> Solution:
     return Solution.of(problem, report.addresses, report.allocator)
 
 
-def smallest_capacity(problem: Problem, allocator: str, **options) -> int:
+def smallest_capacity(problem: Problem, allocator: str, *, persistent: frozenset[int] = frozenset(),
+                      block_size: int = GiB, max_split_size: int | None = None) -> int:
     """The least capacity (bytes) at which the replay does not run out of memory (bisection
     between the live peak and the unlimited replay's peak reserved)."""
-    high = replay(problem, allocator, **options).peak_reserved
+
+    def run(capacity: int | None) -> PoolReport:
+        return replay(problem, allocator, persistent=persistent, block_size=block_size, capacity=capacity,
+                      max_split_size=max_split_size)
+
+    high = run(None).peak_reserved
     low = 0
     while low < high:
         mid = (low + high) // 2
         try:
-            replay(problem, allocator, capacity=mid, **options)
+            run(mid)
             high = mid
         except PoolOutOfMemory:
             low = mid + 1

@@ -19,7 +19,7 @@ the same time, whatever their intervals say, so they may share addresses.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Sequence, TypeVar
+from typing import Any, Callable, Iterable, Sequence, TypeVar
 
 import numpy as np
 
@@ -98,7 +98,7 @@ class Problem:
 
     buffers: tuple[Buffer, ...]
     overwrites: tuple[Overwrite, ...] = ()
-    _derived: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+    _derived: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @staticmethod
     def of(buffers: Iterable[Buffer], overwrites: Iterable[Overwrite] = ()) -> "Problem":

@@ -22,7 +22,7 @@ lowered by the excess (see ``passes/plan_memory.py``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -41,7 +41,7 @@ class SpillTensor:
     spillable: bool = True
 
 
-def spill_cost(size: int, reloads: int, transfer_cycles, issue: int) -> int:
+def spill_cost(size: int, reloads: int, transfer_cycles: Callable[[int], int], issue: int) -> int:
     """Cycles a spill adds: one copy out plus ``reloads`` copies back (one per reader, except a
     reader right after the producer, which reads the tensor before it leaves)."""
     return (1 + reloads) * (transfer_cycles(size) + issue)

@@ -49,7 +49,7 @@ def stack(problem: Problem) -> Stacking | None:
     """The stacked view of ``problem``: one block per class of non-empty buffers with the same
     ``(start, end, path)``, in the order of each class's first member; None when no class has
     two members (the view would be the problem itself)."""
-    classes: dict[tuple, list[int]] = {}
+    classes: dict[tuple[object, ...], list[int]] = {}
     for i, b in enumerate(problem.buffers):
         key = (b.start, b.end, b.path) if b.size > 0 else ("empty", i)
         classes.setdefault(key, []).append(i)

@@ -39,7 +39,7 @@ class OrderedFirstFit(Strategy):
 
     @staticmethod
     @abstractmethod
-    def key(problem: Problem, i: int): ...
+    def key(problem: Problem, i: int) -> tuple[object, ...]: ...
 
     def plan(self, problem: Problem) -> Solution:
         if problem.overwrites:
@@ -53,7 +53,7 @@ class Sequential(OrderedFirstFit):
     name = "sequential"
 
     @staticmethod
-    def key(problem: Problem, i: int):
+    def key(problem: Problem, i: int) -> tuple[object, ...]:
         b = problem.buffers[i]
         return (b.start, i)
 
@@ -62,7 +62,7 @@ class LargeFirst(OrderedFirstFit):
     name = "large-first"
 
     @staticmethod
-    def key(problem: Problem, i: int):
+    def key(problem: Problem, i: int) -> tuple[object, ...]:
         b = problem.buffers[i]
         return (-b.size, b.start, i)
 
@@ -71,6 +71,6 @@ class ShortFirst(OrderedFirstFit):
     name = "short-first"
 
     @staticmethod
-    def key(problem: Problem, i: int):
+    def key(problem: Problem, i: int) -> tuple[object, ...]:
         b = problem.buffers[i]
         return (b.length, -b.size, b.start, i)

@@ -13,6 +13,7 @@ The check is a sweep over time with the live set kept sorted by offset, so it co
 from __future__ import annotations
 
 import bisect
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .problem import PlanningError, Problem, Solution, exclusive
@@ -27,7 +28,7 @@ class Conflict:
     message: str
 
 
-def find_conflicts(problem: Problem, offsets, limit: int = 1) -> list[Conflict]:
+def find_conflicts(problem: Problem, offsets: Sequence[int], limit: int = 1) -> list[Conflict]:
     """Return up to ``limit`` conflicts (alignment errors included); empty means valid."""
     bufs = problem.buffers
     offsets = [int(o) for o in offsets]

@@ -10,6 +10,7 @@ in its own terms: an op of the IR, a row of the CSV.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from memopt.planning import Problem, find_conflicts
@@ -24,7 +25,7 @@ class Violation:
     message: str
 
 
-def layout_violation(problem: Problem, offsets: list[int], arena_size: int) -> Violation | None:
+def layout_violation(problem: Problem, offsets: Sequence[int], arena_size: int) -> Violation | None:
     """Overlap (in-place permissions honoured), negative or misaligned offsets, then a buffer
     past ``arena_size``; None when the layout is sound."""
     conflicts = find_conflicts(problem, offsets, limit=1)
@@ -34,7 +35,7 @@ def layout_violation(problem: Problem, offsets: list[int], arena_size: int) -> V
     return extent_violation(problem, offsets, arena_size)
 
 
-def extent_violation(problem: Problem, offsets: list[int], arena_size: int,
+def extent_violation(problem: Problem, offsets: Sequence[int], arena_size: int,
                      among: list[int] | None = None) -> Violation | None:
     """The first buffer (of ``among``, default all) that ends past ``arena_size``."""
     for k in range(len(problem)) if among is None else among:
