@@ -674,15 +674,16 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
     horizon_np = np.array(recovery_horizon(graph, producer, uses), dtype=np.float64)
     size_pow = size_np ** a_mem
     has_producer_np = np.array([p >= 0 for p in producer], dtype=bool)
-    # the producer's distinct inputs of every tensor, one row each (``input_real``: which
-    # entries of the row are inputs, the rest padding), so a scan reads only its candidates' rows
+    # the producer's distinct inputs of every tensor, one column each (``input_real``: which
+    # entries of the column are inputs, the rest padding), so a scan reads only its candidates'
+    # columns and sums across a few rows
     distinct_inputs = [sorted(set(made_from[t])) for t in range(n_t)]
     width = max(1, max((len(xs) for xs in distinct_inputs), default=1))
-    input_mat = np.zeros((n_t, width), dtype=np.int64)
-    input_real = np.zeros((n_t, width), dtype=bool)
+    input_mat = np.zeros((width, n_t), dtype=np.int64)
+    input_real = np.zeros((width, n_t), dtype=bool)
     for t, xs in enumerate(distinct_inputs):
-        input_mat[t, :len(xs)] = xs
-        input_real[t, :len(xs)] = True
+        input_mat[:len(xs), t] = xs
+        input_real[:len(xs), t] = True
     alive_np = np.array(alive, dtype=np.float64)
 
     def missing_inputs_bound(idx: np.ndarray) -> np.ndarray:
@@ -690,12 +691,16 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
         chain holds every input of the producer missing at the next read (the sum of their own
         costs), and every ancestor each of them misses now (the largest known cost, scaled
         down a hair so that float rounding never lifts it above the exact sum)."""
-        x = input_mat[idx]
-        missing = input_real[idx] & has_producer_np[x] & (
-            ~resident_np[x] | ((alive_np[x] < nu_np[idx, None]) & ~cache_np[x]))
-        sums = np.where(missing, own_np[x], 0.0).sum(axis=1)
-        most = np.where(missing, known_np[x], 0.0).max(axis=1) * (1 - 1e-9)
-        return np.maximum(sums, most)
+        x = input_mat[:, idx]
+        missing = input_real[:, idx] & has_producer_np[x] & (
+            ~resident_np[x] | ((alive_np[x] < nu_np[idx]) & ~cache_np[x]))
+        own_part = np.where(missing, own_np[x], 0.0)
+        known_part = np.where(missing, known_np[x], 0.0)
+        sums, most = own_part[0], known_part[0]
+        for j in range(1, width):  # row by row: numpy's reductions over a short axis are slow
+            sums = sums + own_part[j]
+            most = np.maximum(most, known_part[j])
+        return np.maximum(sums, most * (1 - 1e-9))
 
     def evict_one(k: int, need: int) -> None:
         nonlocal mem, n_evict
