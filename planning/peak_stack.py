@@ -176,7 +176,8 @@ def _combined(peak: _Peak, stack: np.ndarray, fills: list[np.ndarray]) -> tuple[
     branch lower), or a whole fill when lower, and its height."""
     whole = min(range(len(fills)), key=lambda k: int((fills[k] + peak.sizes).max()))
     best = (int((fills[whole] + peak.sizes).max()), fills[whole])
-    same = [f for f in fills if np.array_equal(f[peak.peak], stack[peak.peak])]
+    held = peak.peak[peak.sizes[peak.peak] > 0]  # an empty buffer meets nothing wherever it is
+    same = [f for f in fills if np.array_equal(f[held], stack[held])]
     if not same:
         return best
     sides = []
