@@ -38,8 +38,9 @@ Each tiled run is recorded on the function (``memopt.tiled``, :mod:`memopt.passe
 for ``memopt-report`` to list.
 
 ``stream=on`` reads the run's inputs stripe by stripe from an off-chip home instead of holding them
-whole on chip across it (:mod:`memopt.passes.tile_stream`); with ``capacity`` the default
-``auto`` does so only when no choice fits without.
+whole on chip across it (:mod:`memopt.passes.tile_stream`); with ``capacity`` (``auto`` or
+``on``) a run streams where the latency model (``target``) finds its transfers cheaper than the
+halo MACs a run held on chip would recompute.
 """
 
 from __future__ import annotations
@@ -60,6 +61,7 @@ from memopt.passes.tile_fit import tile_to_fit
 from memopt.passes.tile_rewrite import parse_grid, tile_ops, tile_run
 from memopt.passes.tile_shuffle import fuse_channel_shuffles
 from memopt.planning.bounds import lower_bound_inplace
+from memopt.planning.latency import LatencyError, Target, load_target
 
 
 def _lower_bound(f: func.FuncOp) -> int:
@@ -87,7 +89,10 @@ class TilePass(ModulePass):
     max_extra: str | int | float | None = option(None, "with capacity: the recomputed MACs allowed, in % of the "
                                            "function's MACs (unset: no limit)", values="a non-negative number")
     stream: str = option("auto", "read a run's inputs stripe by stripe from an off-chip home (offchip): on, off, or "
-                         "auto (with capacity: only when no choice fits without; else off)", values="on, off or auto")
+                         "auto (with capacity, on and auto: where the latency model finds its transfers cheaper than "
+                         "the halos it saves; without, auto is off)", values="on, off or auto")
+    target: str | None = option(None, "target description whose DMA channel and MAC rate price the transfers of "
+                                "streaming (as plan-memory's; see docs/dma.md)", values="a target file")
     offchip: str = option("dram", "the off-chip memory streamed inputs live in (as plan-memory's target names it)",
                           values="an identifier")
 
@@ -96,6 +101,8 @@ class TilePass(ModulePass):
             raise MemoptError(f"tile: stream must be on, off or auto, got '{self.stream}'")
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", str(self.offchip)):
             raise MemoptError(f"tile: offchip must be a memory name (an identifier), got '{self.offchip}'")
+        if self.target is not None:
+            self._target()  # a bad target file is an option error, reported before any input is read
         if self.capacity is not None:
             if self.first or self.last:
                 raise MemoptError("tile: capacity chooses the runs itself: give either capacity or first/last")
@@ -107,6 +114,12 @@ class TilePass(ModulePass):
             raise MemoptError("tile: first and last are required (the tensors the run's first and last ops write, "
                               "e.g. first=conv2d last=activation.3), or capacity")
         parse_grid(str(self.grid))
+
+    def _target(self) -> Target:
+        try:
+            return load_target(self.target)
+        except LatencyError as e:
+            raise MemoptError(f"tile: {e}") from None
 
     def limits(self) -> tuple[int | None, float | None]:
         """(capacity in bytes, None for min; max-extra %, None for unlimited)."""
@@ -138,7 +151,7 @@ class TilePass(ModulePass):
         fuse_channel_shuffles(f)
         if self.capacity is not None:
             for line in tile_to_fit(f, *self.limits(), stream=None if self.stream == "off" else str(self.offchip),
-                                    prefer_whole=self.stream == "auto"):
+                                    prefer_whole=False, target=self._target()):
                 sys.stderr.write(line + "\n")
             return
         grid = parse_grid(str(self.grid))

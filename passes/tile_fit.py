@@ -23,6 +23,7 @@ from memopt.passes.tile_options import program_options
 from memopt.passes.tile_record import in_program_order
 from memopt.passes.tile_stream import home_crossing
 from memopt.planning.bounds import inplace_live_profile, lower_bound_inplace
+from memopt.planning.latency import Target
 from memopt.planning.tile_choice import fit_preferring, smallest
 
 
@@ -38,12 +39,13 @@ def _steps_over(f: func.FuncOp, capacity: int) -> list[tuple[int, int]]:
 
 
 def tile_to_fit(f: func.FuncOp, capacity: int | None, max_extra: float | None, stream: str | None = None,
-                prefer_whole: bool = True) -> list[str]:
+                prefer_whole: bool = True, target: Target | None = None) -> list[str]:
     """Tile ``f`` so its lower bound is at most ``capacity`` bytes (the smallest reachable when
     None) with at most ``max_extra`` % more MACs; with ``stream`` (a memory name) a run may read
     its inputs stripe by stripe from that memory (only when nothing fits without, with
-    ``prefer_whole``); returns the lines to report."""
-    prog = program_options(f, stream=stream is not None)
+    ``prefer_whole``; else where ``target``'s latency model finds it cheaper); returns the lines
+    to report."""
+    prog = program_options(f, stream=stream is not None, target=target)
     name = f.sym_name.data
     budget = None if max_extra is None else int(prog.total_macs * max_extra / 100)
     least, least_choice = smallest(prog.live, prog.options, budget, prefer_whole, prog.live_homed)

@@ -43,6 +43,7 @@ from memopt.passes.tile_channels import channel_split_of
 from memopt.passes.tile_stream import homeable
 from memopt.passes.tile_rewrite import Spec as _Spec, activations, hw_axes as _hw, spec_of as _spec, stream_inputs, value_hw
 from memopt.planning.bounds import inplace_live_profile
+from memopt.planning.latency import Target
 from memopt.planning.tile_choice import Option
 from memopt.planning.tiling import hull, receptive, split
 
@@ -83,9 +84,10 @@ def _windowed(op: Operation) -> bool:
     return isinstance(op, ComputeOp) and normalize_kind(op.kind.data) in win.CONV_KINDS | set(win.POOL_KINDS)
 
 
-def program_options(f: func.FuncOp, stream: bool = False) -> Program:
+def program_options(f: func.FuncOp, stream: bool = False, target: Target | None = None) -> Program:
     """The ops of ``f``'s body, each one's untiled live bytes, and every tiling option (with
-    ``stream``, also each run reading its streamable inputs from off chip)."""
+    ``stream``, also each run reading its streamable inputs from off chip, its transfers priced
+    by ``target``'s latency model, the default target when None)."""
     lf = analyze_function(f, mode="joint")
     times, curve = inplace_live_profile(lf.problem)
     ops = list(f.body.blocks[0].ops)
@@ -108,7 +110,7 @@ def program_options(f: func.FuncOp, stream: bool = False) -> Program:
     if layout is None:
         return prog
     prog.layout = layout
-    search = _Search(f, lf, ops, layout, prog, stream)
+    search = _Search(f, lf, ops, layout, prog, stream, target)
     if stream:
         prog.live_homed = search.homes.live_homed(live)
     search.run()
@@ -118,8 +120,9 @@ def program_options(f: func.FuncOp, stream: bool = False) -> Program:
 class _Search:
     """Enumerates the runs of one function and prices them."""
 
-    def __init__(self, f, lf, ops, layout, prog: Program, stream: bool = False):
+    def __init__(self, f, lf, ops, layout, prog: Program, stream: bool = False, target: Target | None = None):
         self.lf, self.ops, self.layout, self.prog, self.stream = lf, ops, layout, prog, stream
+        self.target = target or Target()
         self.block = f.body.blocks[0]
         self.arg_bytes = sum(_bytes(v) for v in self.block.args if isinstance(v.type, TensorType))
         self.h, self.w = _hw(layout)
@@ -267,8 +270,9 @@ class _Search:
         out_shape = _shape(out)
         background = self.background(a, b, order) + _bytes(out)
         streamed = self.streamed(a, b, order)
-        homed = self.background(a, b, order, streamed + self.homes.crossing(a, b)) + _bytes(out) \
-            if self.stream else None
+        crossing = self.homes.crossing(a, b) if self.stream else []
+        homed = self.background(a, b, order, streamed + crossing) + _bytes(out) if self.stream else None
+        waits = 2 * sum(self.transfer(_bytes(v)) for v in crossing)  # a home and a reload each
         background_streamed = self.background(a, b, order, streamed) + _bytes(out)
         # a streamed argument is whole on chip where its home is copied, beside the other arguments
         floor = self.arg_bytes if any(isinstance(v, BlockArgument) for v in streamed) else 0
@@ -281,14 +285,34 @@ class _Search:
                 extra = max(0, cost - total_base)
                 if whole:
                     self.prog.options.append(Option(a, b, (rows, cols), background + peak, extra))
+                moved = 0
                 if streamed:
                     peak, _ = model.price(rows, cols, off, frozenset(streamed))
+                    moved = self.stripes(model, rows, cols, streamed)
                     if whole:
                         self.prog.options.append(Option(a, b, (rows, cols), max(floor, background_streamed + peak),
-                                                        extra, stream=True))
+                                                        extra, stream=True, transfer=moved))
                 if homed is not None:
                     self.prog.options.append(Option(a, b, (rows, cols), max(floor, homed + peak), extra,
-                                                    stream=True, homed=True))
+                                                    stream=True, homed=True, transfer=moved + waits))
+
+    def transfer(self, nbytes: int) -> int:
+        """One DMA transfer of ``nbytes``, in MACs: the cycles the latency model gives it (start-up,
+        bytes, issue) at the target's MAC rate — so the choice weighs moving data against
+        recomputing halos in one unit."""
+        t = self.target
+        return (t.transfer_cycles(nbytes) + t.dma_issue) * t.macs_per_cycle
+
+    def stripes(self, model: "_RunModel", rows: int, cols: int, streamed: list[SSAValue]) -> int:
+        """The transfers of streaming ``streamed`` in a rows x cols grid, in MACs: each input's
+        home, then per patch the whole rows its stripe holds."""
+        total = 0
+        r_len = model.lengths(0, rows)
+        for v in streamed:
+            row_bytes = _bytes(v) // max(1, _shape(v)[value_hw(v, self.h, self.w)[0]])
+            total += self.transfer(_bytes(v)) + cols * sum(self.transfer(int(n) * row_bytes)
+                                                           for n in r_len[:, model.stripe_col[v]])
+        return total
 
 
 class _Homes:

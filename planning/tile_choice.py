@@ -8,7 +8,7 @@ patch-by-patch computation, whose memory is ``peak`` at every step of the run an
 Runs of one program never overlap. A capacity ``C`` is met when every op
 outside the chosen runs has ``live <= C`` and every chosen run has ``peak <= C``.
 
-:func:`fit` finds the options meeting ``C`` with the least total ``extra`` (then the fewest
+:func:`fit` finds the options meeting ``C`` with the least total ``extra`` and ``transfer`` (then the fewest
 streaming runs, the fewest patches, then the earliest options in the order given) by dynamic programming over the positions
 (:func:`fit_preferring` first among the options that stream no input off chip);
 :func:`smallest` the least capacity any choice meets (within a MAC budget), by bisection over the
@@ -41,14 +41,17 @@ class Option:
     """The run reads its inputs stripe by stripe from off-chip memory (they are not on chip across it)."""
     homed: bool = False
     """Its ``peak`` counts what crosses the run unread as off chip (it holds only with those homes)."""
+    transfer: int = 0
+    """What its copies between memories cost, in MACs (the latency model's cycles at the MAC rate)."""
 
     @property
     def patches(self) -> int:
         return self.grid[0] * self.grid[1]
 
 
-def fit(live: Sequence[int], options: Sequence[Option], capacity: int) -> list[Option] | None:
-    """The options meeting ``capacity`` with the least extra MACs, or None when none does."""
+def fit(live: Sequence[int], options: Sequence[Option], capacity: int, weigh: bool = True) -> list[Option] | None:
+    """The options meeting ``capacity`` with the least extra MACs plus transfers (the extra MACs
+    alone unless ``weigh``), or None when none does."""
     n = len(live)
     starting: dict[int, list[Option]] = {}
     for o in options:
@@ -69,7 +72,8 @@ def fit(live: Sequence[int], options: Sequence[Option], capacity: int) -> list[O
         if live[pos] <= capacity:
             relax(pos + 1, here)
         for o in starting.get(pos, ()):
-            relax(o.last + 1, (here[0] + o.extra, here[1] + o.stream, here[2] + o.patches, here[3] + (o,)))
+            relax(o.last + 1, (here[0] + o.extra + (o.transfer if weigh else 0), here[1] + o.stream, here[2] + o.patches,
+                               here[3] + (o,)))
     end = best[n]
     return None if end is None else list(end[3])
 
@@ -82,19 +86,23 @@ def fit_preferring(live: Sequence[int], options: Sequence[Option], capacity: int
     what crosses it unread lives off chip), the options counting such homes last, when nothing
     else meets ``capacity``."""
 
-    def within(choice: list[Option] | None) -> list[Option] | None:
+    def within(live: Sequence[int], chosen: list[Option]) -> list[Option] | None:
+        """The cheapest choice, or, when its MACs pass ``max_extra``, the one with the fewest MACs."""
+        choice = fit(live, chosen, capacity)
+        if choice is not None and max_extra is not None and sum(o.extra for o in choice) > max_extra:
+            choice = fit(live, chosen, capacity, weigh=False)
         if choice is None or (max_extra is not None and sum(o.extra for o in choice) > max_extra):
             return None
         return choice
 
     if prefer_whole:
-        whole = within(fit(live, [o for o in options if not o.stream], capacity))
+        whole = within(live, [o for o in options if not o.stream])
         if whole is not None:
             return whole
-    held = within(fit(live, [o for o in options if not o.homed], capacity))
+    held = within(live, [o for o in options if not o.homed])
     if held is not None or live_homed is None:
         return held
-    return within(fit(live_homed, options, capacity))
+    return within(live_homed, options)
 
 
 def smallest(live: Sequence[int], options: Sequence[Option], max_extra: int | None = None,
