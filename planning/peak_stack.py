@@ -59,8 +59,8 @@ RUNS = (
 end and by start first (a side packs best over a staircase), with the first fit largest-first
 and the skyline by area, the cheaper skyline fills before the second first fit."""
 
-WORK = 270_000_000
-"""Work the strategy may spend, in :func:`first_fit_work` units (about three seconds): every
+WORK = 400_000_000
+"""Work the strategy may spend, in :func:`first_fit_work` units (three to four seconds): every
 run of :data:`RUNS` up to about ten thousand buffers of a training trace, the first ones that
 fit the work on larger problems; the first run always."""
 
