@@ -86,7 +86,7 @@ def fit_preferring(live: Sequence[int], options: Sequence[Option], capacity: int
     what crosses it unread lives off chip), the options counting such homes last, when nothing
     else meets ``capacity``."""
 
-    def within(live: Sequence[int], chosen: list[Option]) -> list[Option] | None:
+    def within(live: Sequence[int], chosen: Sequence[Option]) -> list[Option] | None:
         """The cheapest choice, or, when its MACs pass ``max_extra``, the one with the fewest MACs."""
         choice = fit(live, chosen, capacity)
         if choice is not None and max_extra is not None and sum(o.extra for o in choice) > max_extra:
