@@ -50,6 +50,7 @@ def _block_ops(block: Block, limit: int) -> tuple[int, Operation | None]:
     """Op executions of ``block`` (saturating just above ``limit``) and the op that makes most."""
     total, worst, worst_n = 0, None, 0
     for op in block.ops:
+        where: Operation | None
         if isinstance(op, LoopOp) and op.body.blocks:
             body, inner = _block_ops(op.body.blocks[0], limit)
             n = 1 + op.trip_count.value.data * body

@@ -135,7 +135,7 @@ def scheduled_items(ops: list[Operation], region_name: str) -> list[Item]:
             items.append(Start(ids[op], global_size(op)))
         elif isinstance(op, DmaWaitOp):
             start = op.token.owner
-            if start not in ids:
+            if not isinstance(start, Operation) or start not in ids:
                 raise MemoptError(
                     f"dma_wait waits for a dma_start outside its Region {region_name}", op
                 )

@@ -97,7 +97,7 @@ def _transfers(f: func.FuncOp) -> list[Transfer]:
     return out
 
 
-def _read_span(num: Numbering, user: Operation, home: Block) -> tuple[int, int]:
+def _read_span(num: Numbering, user: Operation, home: Block | None) -> tuple[int, int]:
     """Steps over which ``user`` reads a value defined in ``home`` (see module docstring)."""
     loop: Operation | None = None
     op: Operation | None = user

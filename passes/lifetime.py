@@ -306,7 +306,9 @@ def analyze_function(
     end = [s + 1 for s in start]
     blocks_of_value: dict[SSAValue, Block] = {}
     for value, (b, _) in storage_of.items():
-        blocks_of_value[value] = value.block if isinstance(value, BlockArgument) else value.op.parent_block()
+        block = value.block if isinstance(value, BlockArgument) else value.owner.parent_block()
+        assert block is not None  # every value of a function body is in one of its blocks
+        blocks_of_value[value] = block
     for value, (b, _) in storage_of.items():
         home = blocks_of_value[value]
         for use in value.uses:

@@ -59,8 +59,8 @@ def _unplanned_staging(f: func.FuncOp) -> str:
     allocs = [op for op in walk(f.body) if isinstance(op, memref.AllocOp) and STAGING_ATTR in op.attributes]
     if not allocs:
         return ""
-    named = ", ".join(f"{op.results[0].name_hint or '?'} {byte_size(op.results[0].type)} B "
-                      f"(space {memory_space(op)})" for op in allocs)
+    named = ", ".join(f"{op.memref.name_hint or '?'} {byte_size(op.memref.type)} B (space {memory_space(op)})"
+                      for op in allocs)
     return f"staging buffers outside the plan (memref.alloc): {named}"
 
 

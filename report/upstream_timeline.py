@@ -14,7 +14,7 @@ kernel's own loads), so the figures are the same before and after streaming.
 from __future__ import annotations
 
 from xdsl.dialects import arith, func, memref
-from xdsl.dialects.builtin import IntegerAttr
+from xdsl.dialects.builtin import IntegerAttr, MemRefType
 from xdsl.ir import Operation, OpResult, SSAValue
 
 from memopt.diagnostics import MemoptError
@@ -57,7 +57,9 @@ class _Schedule:
 
     def add(self, op: Operation) -> None:
         if isinstance(op, memref.DmaStartOp):
-            transfer, n = self.transfers, byte_size(op.src.type)
+            src = op.src.type
+            assert isinstance(src, MemRefType)
+            transfer, n = self.transfers, byte_size(src)
             self.transfers += 1
             self.started[_tag(op.tag, op.tag_indices)] = (transfer, n)  # a reused tag: its latest transfer
             self.items.append(Start(transfer, n))
@@ -93,7 +95,7 @@ def _source_name(v: SSAValue) -> str:
     while isinstance(v, OpResult) and not isinstance(v.op, memref.GetGlobalOp) and v.op.operands:
         v = v.op.operands[0]
     if isinstance(v, OpResult) and isinstance(v.op, memref.GetGlobalOp):
-        return f"@{v.op.properties['name'].root_reference.data}"
+        return f"@{v.op.name_.root_reference.data}"
     return v.name_hint or "?"
 
 
