@@ -22,7 +22,7 @@ from xdsl.dialects.builtin import IntegerType, TensorType
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 
 from memopt.diagnostics import copy_location
-from memopt.dialects.memopt import IDENT_ATTR, ComputeOp, CopyOp, ViewOp, element_byte_size
+from memopt.dialects.memopt import ComputeOp, CopyOp, ViewOp, element_byte_size
 
 Rows = tuple[int, int]
 
@@ -115,14 +115,14 @@ def home_crossing(f: func.FuncOp, steps_over: list[tuple[int, int]], memory: str
 
 
 def _inside_run(v: SSAValue) -> bool:
-    """Whether ``v`` is a tiled run's own (a patch, a stripe, its output while patches are still
-    being inserted into it), not what the run leaves behind."""
-    if not isinstance(v, OpResult) or isinstance(v.op, (CopyOp, ViewOp)):
-        return isinstance(v, OpResult)
-    if IDENT_ATTR not in v.op.attributes:
+    """Whether ``v`` is a tiled run's own: a copy or view (a stripe, a reload), a patch inserted
+    into the run's output, or that output while patches are still being inserted into it (the
+    output the run leaves behind is not)."""
+    if not isinstance(v, OpResult):
         return False
-    return not (isinstance(v.op, ComputeOp) and v.op.kind.data == "insert_slice") or any(
-        isinstance(u.operation, ComputeOp) and u.operation.kind.data == "insert_slice" for u in v.uses)
+    if isinstance(v.op, (CopyOp, ViewOp)):
+        return True
+    return any(isinstance(u.operation, ComputeOp) and u.operation.kind.data == "insert_slice" for u in v.uses)
 
 
 def _read_steps(v: SSAValue, num) -> set[int]:

@@ -152,3 +152,23 @@ def test_channel_shuffle_is_the_reshape_transpose_and_pointwise(layout):
         (slice(None), slice(1, 3), slice(2, 4), slice(None))
     assert np.array_equal(window.channel_shuffle([x[patch]], x[patch].shape, x.dtype, attrs), y[patch])
     assert window.channel_shuffle([x], x.shape, x.dtype, {"groups": 4, "layout": layout}) is None  # 6 % 4
+
+
+def test_homes_skip_a_runs_own_values_not_the_branch_beside_it():
+    from xdsl.parser import Parser
+
+    from memopt.dialects.context import make_context
+    from memopt.dialects.memopt import IDENT_ATTR, ComputeOp
+    from memopt.passes.tile import TilePass
+    from memopt.passes.tile_stream import _inside_run
+
+    ctx = make_context()
+    text = (pathlib.Path(__file__).parents[1] / "filecheck" / "tile" / "Inputs" / "branch.mlir").read_text()
+    module = Parser(ctx, text).parse_module()
+    TilePass(first="c1", last="c2", grid="2").apply(ctx, module)
+    ops = {op.results[0].name_hint: op for op in module.walk() if isinstance(op, ComputeOp) and op.results}
+    assert IDENT_ATTR in ops["b"].attributes  # the other branch's op among the run's keeps its identity
+    assert not _inside_run(ops["b"].results[0])  # ... and may wait off chip like any other value
+    assert _inside_run(ops["c2.p0"].results[0])  # a patch inserted into the run's output
+    assert _inside_run(ops["c2.tiled"].results[0])  # the output while patches go in
+    assert not _inside_run(ops["c2"].results[0])  # the output the run leaves behind
