@@ -16,6 +16,10 @@ does; :data:`STACK_MIXES` also tries ranks in between. A side is filled by first
 orders of :data:`FILL_KEYS`: it may use the holes under the stack) or by the skyline best fit
 over the stack (:data:`FILLS`). The two sides never meet in time, so for each stack order every
 side keeps the lower of its fills, and the plan combines the best left with the best right.
+
+When several steps come near the bound, the stack at the peak forces a layout on the sides that
+leaves holes at the others; so the next highest local maxima of the live bytes are stacked in
+turn too (:data:`PIVOTS`), each with the first few fills, and the lowest plan is kept.
 """
 
 from __future__ import annotations
@@ -65,6 +69,15 @@ WORK = 400_000_000
 run of :data:`RUNS` up to about ten thousand buffers of a training trace, the first ones that
 fit the work on larger problems; the first run always."""
 
+PIVOTS = 5
+"""How many steps are tried as the one stacked (:func:`pivot_steps`): the peak, then the next
+highest local maxima of the live bytes. Why: when several steps come near the bound, the
+layout one stack forces on the sides leaves holes at the others, and stacking another of them
+instead may leave none."""
+
+PIVOT_RUNS = 6
+"""How many of :data:`RUNS` each pivot but the peak gets (after the peak's first five)."""
+
 FIRST_FIT_FLOOR = 1_000
 """The least a first fit costs per buffer, in work units: :func:`first_fit_work` counts the
 live buffers each placement meets, which undercounts traces with few long lifetimes."""
@@ -73,10 +86,19 @@ SKYLINE_WORK = 1_500
 """What a skyline fill of both sides costs per buffer, in work units."""
 
 
-def peak_step(problem: Problem) -> int:
-    """The first step at which the live bytes are largest."""
+def pivot_steps(problem: Problem, k: int = PIVOTS) -> list[int]:
+    """The first steps of the ``k`` highest local maxima of the live bytes (plateaus higher than
+    both neighbours), highest first, earliest on ties: the peak step first."""
     times, live = live_profile(problem)
-    return int(times[int(np.argmax(live))])
+    if not len(live):
+        return []
+    first = np.flatnonzero(np.concatenate(([True], live[1:] != live[:-1])))  # each plateau's first step
+    level = live[first]
+    lower = np.concatenate(([-1], level[:-1])) < level
+    higher_than_next = level > np.concatenate((level[1:], [-1]))
+    tops = first[lower & higher_than_next]
+    tops = tops[np.lexsort((tops, -live[tops]))]
+    return [int(times[i]) for i in tops[:k]]
 
 
 def _ranks(values: np.ndarray) -> np.ndarray:
@@ -85,17 +107,23 @@ def _ranks(values: np.ndarray) -> np.ndarray:
     return ranks
 
 
-def runs(problem: Problem) -> list[tuple[float, str]]:
-    """The first run of :data:`RUNS`, then each later one that the rest of :data:`WORK` pays for."""
+def runs(problem: Problem) -> list[tuple[int, float, str]]:
+    """(pivot step, stack mix, fill) triples to run: the peak's first five of :data:`RUNS`, the
+    first :data:`PIVOT_RUNS` of each other pivot, the peak's rest — the first always, each later
+    one when the rest of :data:`WORK` pays for it."""
     n = len(problem)
     cost = {"first-fit": max(first_fit_work(problem), FIRST_FIT_FLOOR * n), "skyline": SKYLINE_WORK * n}
+    peak, *others = pivot_steps(problem)
+    schedule = [(peak, *r) for r in RUNS[:5]]
+    schedule += [(t, *r) for t in others for r in RUNS[:PIVOT_RUNS]]
+    schedule += [(peak, *r) for r in RUNS[5:]]
     left = WORK
     out = []
-    for k, (mix, fill) in enumerate(RUNS):
+    for k, (t, mix, fill) in enumerate(schedule):
         price = cost["skyline" if fill.startswith("skyline-") else "first-fit"]
         if k == 0 or price <= left:
             left -= price
-            out.append((mix, fill))
+            out.append((t, mix, fill))
     return out
 
 
@@ -115,13 +143,14 @@ class PeakStack(Strategy):
 
 
 class _Peak:
-    """The peak step of a problem and the buffers on either side of it."""
+    """A step of a problem to stack (the pivot: the peak, or another high step) and the buffers
+    on either side of it."""
 
-    def __init__(self, problem: Problem) -> None:
+    def __init__(self, problem: Problem, t: int) -> None:
         self.problem = problem
         self.sizes = problem.sizes.astype(np.int64)
         self.starts, self.ends = problem.starts.astype(np.int64), problem.ends.astype(np.int64)
-        self.t = peak_step(problem)
+        self.t = t
         self.at_peak = (self.starts <= self.t) & (self.ends > self.t)
         self.left = self.ends <= self.t
         self.peak = np.flatnonzero(self.at_peak)
@@ -151,22 +180,24 @@ class _Peak:
         return offsets
 
 
-def peak_stack_offsets(problem: Problem, runs: list[tuple[float, str]]) -> list[int]:
-    """The lowest plan over ``runs``, each side of the peak taken from its lowest fill."""
-    peak = _Peak(problem)
+def peak_stack_offsets(problem: Problem, runs: list[tuple[int, float, str]]) -> list[int]:
+    """The lowest plan over ``runs`` ((pivot step, stack mix, fill) triples), each side of a
+    pivot taken from its lowest fill for that pivot and mix."""
     best: tuple[int, list[int]] | None = None
-    for mix in dict.fromkeys(m for m, _ in runs):
-        stack = peak.stack(mix)
-        stacked = peak.stacked(stack)
-        fills = []
-        for fill in (f for m, f in runs if m == mix):
-            if fill.startswith("skyline-"):
-                fills.append(_skyline_fill(peak, stacked, fill.removeprefix("skyline-")))
-            else:
-                fills.append(peak.first_fit(stack, fill))
-        h, offsets = _combined(peak, stacked, fills)
-        if best is None or h < best[0]:
-            best = (h, offsets.tolist())
+    for t in dict.fromkeys(t for t, _, _ in runs):
+        peak = _Peak(problem, t)
+        for mix in dict.fromkeys(m for s, m, _ in runs if s == t):
+            stack = peak.stack(mix)
+            stacked = peak.stacked(stack)
+            fills = []
+            for fill in (f for s, m, f in runs if s == t and m == mix):
+                if fill.startswith("skyline-"):
+                    fills.append(_skyline_fill(peak, stacked, fill.removeprefix("skyline-")))
+                else:
+                    fills.append(peak.first_fit(stack, fill))
+            h, offsets = _combined(peak, stacked, fills)
+            if best is None or h < best[0]:
+                best = (h, offsets.tolist())
     assert best is not None
     return best[1]
 

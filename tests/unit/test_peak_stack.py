@@ -1,11 +1,12 @@
-"""Peak stacking (planning/peak_stack.py): the peak step is packed without a gap, every plan is
-valid, and ``best`` runs it on large problems only."""
+"""Peak stacking (planning/peak_stack.py): the stacked step is packed without a gap, every plan
+is valid, the pivots are the live bytes' highest local maxima, and ``best`` runs it on large
+problems only."""
 
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
 from memopt.planning.bounds import lower_bound
-from memopt.planning.peak_stack import FILLS, RUNS, STACK_MIXES, PeakStack, peak_stack_offsets, peak_step, runs
+from memopt.planning.peak_stack import FILLS, RUNS, STACK_MIXES, PeakStack, peak_stack_offsets, pivot_steps, runs
 from memopt.planning.problem import Buffer, Overwrite, Problem
 from memopt.planning.strategies import Best, make_strategy
 from memopt.planning.validate import find_conflicts
@@ -14,13 +15,15 @@ PORTFOLIO = ("sequential", "large-first", "short-first", "megengine", "nnvm", "s
 
 # Six buffers where every member of the small portfolio leaves a hole at the peak step (5):
 # the bound is 10, their plans 11-12.
-ALL = [(mix, fill) for fill in FILLS for mix in STACK_MIXES]
-
 HOLE_AT_PEAK = [(4, 1, 2), (4, 5, 8), (4, 0, 4), (3, 3, 7), (3, 4, 6), (2, 3, 5)]
 
 
 def _problem(rows) -> Problem:
     return Problem.of(Buffer(f"b{i}", size, s, e) for i, (size, s, e) in enumerate(rows))
+
+
+def _height(p: Problem, offsets) -> int:
+    return int(max(np.asarray(offsets) + p.sizes))
 
 
 def test_reaches_the_bound_where_the_portfolio_leaves_a_hole_at_the_peak():
@@ -31,8 +34,16 @@ def test_reaches_the_bound_where_the_portfolio_leaves_a_hole_at_the_peak():
 
 def test_each_side_takes_its_lowest_fill():
     p = _problem(HOLE_AT_PEAK)
-    heights = [max(np.asarray(peak_stack_offsets(p, [run])) + p.sizes) for run in ALL]
-    assert max(np.asarray(peak_stack_offsets(p, ALL)) + p.sizes) <= min(heights)
+    t = pivot_steps(p)[0]
+    every = [(t, mix, fill) for mix, fill in RUNS]
+    assert _height(p, peak_stack_offsets(p, every)) <= min(_height(p, peak_stack_offsets(p, [r])) for r in every)
+
+
+def test_pivots_are_the_highest_local_maxima_peak_first():
+    # live bytes per step: 3, 7, 7, 4, 6, 3, 5 (local maxima: 7 from step 1, 6 at 4, 5 at 6)
+    p = _problem([(3, 0, 7), (4, 1, 3), (1, 3, 4), (3, 4, 5), (2, 6, 7)])
+    assert pivot_steps(p) == [1, 4, 6]
+    assert pivot_steps(p, 1) == [1]
 
 
 buffers = st.lists(
@@ -44,16 +55,16 @@ buffers = st.lists(
 
 @settings(max_examples=80, deadline=None)
 @given(buffers, st.sampled_from(FILLS))
-def test_plans_are_valid_and_the_peak_step_has_no_gap(rows, fill):
+def test_plans_are_valid_and_the_stacked_step_has_no_gap(rows, fill):
     p = Problem.of(Buffer(f"b{i}", size, s, s + length, align, path)
                    for i, (size, s, length, align, path) in enumerate(rows))
-    offsets = peak_stack_offsets(p, [(mix, fill) for mix in STACK_MIXES])
-    assert not find_conflicts(p, offsets)
+    for t in pivot_steps(p):
+        offsets = peak_stack_offsets(p, [(t, mix, fill) for mix in STACK_MIXES])
+        assert not find_conflicts(p, offsets)
+        if all(b.alignment == 1 and not b.path for b in p.buffers):
+            live = [i for i, b in enumerate(p.buffers) if b.start <= t < b.end]
+            assert max(offsets[i] + p.buffers[i].size for i in live) == sum(p.buffers[i].size for i in live)
     assert not find_conflicts(p, PeakStack().plan(p).offsets)
-    if all(b.alignment == 1 and not b.path for b in p.buffers):
-        t = peak_step(p)
-        live = [i for i, b in enumerate(p.buffers) if b.start <= t < b.end]
-        assert max(offsets[i] + p.buffers[i].size for i in live) == sum(p.buffers[i].size for i in live)
 
 
 def test_in_place_permissions_are_kept_valid():
@@ -83,13 +94,14 @@ def test_best_runs_it_past_the_descent_only(monkeypatch):
 def test_runs_cover_every_pair_and_shrink_with_the_work(monkeypatch):
     import memopt.planning.peak_stack as peak_stack
 
-    assert sorted(RUNS) == sorted(ALL)
+    assert sorted(RUNS) == sorted((mix, fill) for fill in FILLS for mix in STACK_MIXES)
     tiny = _problem(HOLE_AT_PEAK)
-    assert runs(tiny) == list(RUNS)
+    peak, *others = pivot_steps(tiny)
+    assert runs(tiny) == ([(peak, *r) for r in RUNS[:5]] + [(t, *r) for t in others for r in RUNS[:6]]
+                          + [(peak, *r) for r in RUNS[5:]])
     big = Problem.of(Buffer(f"b{i}", 1 + i % 7, 0, 1) for i in range(8000))  # one first fit: 64M units
     some = runs(big)
-    assert some[0] == RUNS[0] and len(some) < len(RUNS)
-    assert some == [r for r in RUNS if r in some]  # in their order
-    assert ("size" in {f for _, f in some}) and ("outward" not in {f for _, f in some})
+    assert some[0] == (0, *RUNS[0]) and len(some) < len(RUNS)
+    assert ("size" in {f for _, _, f in some}) and ("outward" not in {f for _, _, f in some})
     monkeypatch.setattr(peak_stack, "WORK", 1)
-    assert runs(big) == [RUNS[0]]
+    assert runs(big) == [(0, *RUNS[0])]
