@@ -64,10 +64,10 @@ latest end with the first fit largest-first and the skyline by area, then the ot
 largest-first (on large training traces the first three reach about what all of them reach),
 the cheaper skyline fills before the remaining first fits."""
 
-WORK = 400_000_000
-"""Work the strategy may spend, in :func:`first_fit_work` units (three to four seconds): every
-run of :data:`RUNS` up to about ten thousand buffers of a training trace, the first ones that
-fit the work on larger problems; the first run always."""
+WORK = 320_000_000
+"""Work the strategy may spend, in :func:`first_fit_work` units (about three seconds): every
+run :func:`runs` schedules up to several thousand buffers of a training trace, the first ones
+that fit the work on larger problems; the first run always."""
 
 PIVOTS = 5
 """How many steps are tried as the one stacked (:func:`pivot_steps`): the peak, then the next
