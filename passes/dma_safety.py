@@ -9,8 +9,9 @@ wrote. It recomputes, from the IR alone:
   ``[offset, offset + size(global))`` of its buffer and is in flight from its start to its wait.
 * **reads** — a ``dma_wait`` result (and every view of it, with the view's byte range) is read
   by each non-view op using it. A read inside a nested region counts at its own step, except
-  inside a loop that does not contain the load, where it spans the whole loop (it recurs every
-  iteration).
+  inside a loop (any iterating op) that does not contain the load, where it spans the whole
+  loop (it recurs every iteration): the lifetime analysis' own use-step rule
+  (:meth:`memopt.passes.lifetime_core.UseSteps.span`).
 
 Then, for two transfers into overlapping bytes of one buffer that are not in exclusive branches:
 
@@ -34,13 +35,13 @@ from xdsl.ir import Block, Operation, SSAValue
 
 from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError
-from memopt.dialects.memopt import DmaStartOp, DmaWaitOp, LoopOp, ViewOp, byte_size
+from memopt.dialects.memopt import DmaStartOp, DmaWaitOp, ViewOp, byte_size
 from memopt.passes.dma_profile import global_size
 from memopt.passes.dma_regions import cut_function, region_of
 from memopt.planning import exclusive
 from memopt.passes.dma_layout import check_dma_layout
 from memopt.passes.lifetime import MemoptFlavour, planned_functions
-from memopt.passes.lifetime_core import Numbering, number_ops
+from memopt.passes.lifetime_core import Numbering, UseSteps, number_ops
 
 
 class _EveryOpAStep(MemoptFlavour):
@@ -51,10 +52,13 @@ class _EveryOpAStep(MemoptFlavour):
         return False
 
 
+EVERY_OP_A_STEP = _EveryOpAStep()
+
+
 def number_all(body: Block) -> Numbering:
     """Every op a step of its own, the branches of an ``if`` one after the other, each with its
     own path (the shared numbering, :mod:`memopt.passes.lifetime_core`)."""
-    return number_ops(body, _EveryOpAStep(), overlay=False, exclusive=True)
+    return number_ops(body, EVERY_OP_A_STEP, overlay=False, exclusive=True)
 
 
 @dataclass
@@ -97,21 +101,9 @@ def _transfers(f: func.FuncOp) -> list[Transfer]:
     return out
 
 
-def _read_span(num: Numbering, user: Operation, home: Block | None) -> tuple[int, int]:
-    """Steps over which ``user`` reads a value defined in ``home`` (see module docstring)."""
-    loop: Operation | None = None
-    op: Operation | None = user
-    while op is not None and op.parent_block() is not home:
-        op = op.parent_op()
-        if isinstance(op, LoopOp) and op.parent_block() is not None:
-            loop = op
-    if loop is not None:
-        return num.begin[loop], num.end[loop]
-    return num.begin[user], num.begin[user]
-
-
-def _reads(num: Numbering, t: Transfer) -> list[Read]:
+def _reads(uses: UseSteps, t: Transfer) -> list[Read]:
     home = t.wait.parent_block()
+    assert home is not None  # a wait of the function body
     out: list[Read] = []
     todo: list[tuple[SSAValue, int, int]] = [(t.wait.result, t.lo, t.hi)]
     while todo:
@@ -122,7 +114,7 @@ def _reads(num: Numbering, t: Transfer) -> list[Read]:
                 off = lo + user.offset.value.data
                 todo.append((user.result, off, off + byte_size(user.result.type)))
                 continue
-            first, last = _read_span(num, user, home)
+            first, last = uses.span(user, home)
             out.append(Read(user, lo, hi, first, last))
     out.sort(key=lambda r: (r.first, r.last))
     return out
@@ -141,7 +133,8 @@ def check_dma_safety(f: func.FuncOp) -> None:
     def path(op: Operation):
         return num.path.get(op.parent_block(), ())
 
-    reads = {id(t): _reads(num, t) for t in transfers}
+    uses = UseSteps(num, EVERY_OP_A_STEP)
+    reads = {id(t): _reads(uses, t) for t in transfers}
     transfers.sort(key=lambda t: step(t.start))
     for x in transfers:
         sx, wx = step(x.start), step(x.wait)

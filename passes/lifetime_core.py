@@ -139,8 +139,16 @@ class UseSteps:
     def at(self, user: Operation, home: Block) -> int:
         """The step at which ``user`` uses a buffer defined in ``home``: its own, or the end step
         of the outermost iterating op around it that does not also hold ``home``."""
+        return self.span(user, home)[1]
+
+    def span(self, user: Operation, home: Block) -> tuple[int, int]:
+        """The steps over which ``user`` reads a buffer defined in ``home``: its own step, or the
+        whole of the outermost iterating op around it that does not also hold ``home`` (each
+        iteration reads it again)."""
         loop, _ = self._climb(user.parent_block(), home)
-        return self.num.begin[user] if loop is None else self.num.end[loop]
+        if loop is None:
+            return self.num.begin[user], self.num.begin[user]
+        return self.num.begin[loop], self.num.end[loop]
 
     def inside(self, user: Operation, home: Block) -> bool:
         """Whether ``user`` is in ``home`` or nested in its ops' regions."""

@@ -51,6 +51,12 @@ def test_a_use_in_a_loop_counts_at_the_loops_end_one_in_a_branch_at_its_own_step
     assert steps.at(u, t.parent_block()) == 4  # %t read in a branch of the body's if
     assert steps.at(z, body) == 15  # in the loop inside the second if: that loop's end
     assert steps.inside(u, body) and not steps.inside(t, u.parent_block())
+    # The span a read covers (what dma_safety checks transfers against): the whole loop when it
+    # recurs every iteration, else the user's own step; its end is the use step.
+    assert steps.span(t, body) == (num.begin[outer_loop], 10)
+    assert steps.span(u, t.parent_block()) == (4, 4)
+    for user, home in ((t, body), (u, t.parent_block()), (z, body)):
+        assert steps.span(user, home)[1] == steps.at(user, home)
 
 
 def test_a_kernel_is_one_step_and_an_op_may_take_none():
