@@ -289,13 +289,16 @@ def draw_staging(ax, fig, fv: FunctionView, view: PlanView, prefix: str = "") ->
     ax.tick_params(labelbottom=False, labelsize=6)
 
 
+_SERIES_COLOURS = ("#f28e2b", "#8c564b", "#e377c2")
+
+
 def draw_live(ax, fv: FunctionView, series: tuple = ()) -> None:
     steps, live = live_curve(fv)
     if len(live):  # hold the last value to the end of the last step
         steps, live = list(steps) + [int(steps[-1]) + 1], list(live) + [int(live[-1])]
     ax.step(steps, live, where="post", color="#4e79a7", linewidth=1.0, label="live bytes (heaviest path, in-place pairs once)")
-    for label, xs, ys in series:
-        ax.step(xs, ys, where="post", linewidth=1.0, label=label)
+    for k, (label, xs, ys) in enumerate(series):  # colours apart from the live curve's and the lines'
+        ax.step(xs, ys, where="post", linewidth=1.0, label=label, color=_SERIES_COLOURS[k % len(_SERIES_COLOURS)])
     ax.axhline(fv.lower_bound, color="#2ca02c", linestyle="--", linewidth=0.9, label=f"lower bound {fv.lower_bound}")
     if fv.lower_bound_inplace is not None and fv.lower_bound_inplace != fv.lower_bound:
         ax.axhline(fv.lower_bound_inplace, color="#17becf", linestyle="--", linewidth=0.9,
@@ -308,7 +311,8 @@ def draw_live(ax, fv: FunctionView, series: tuple = ()) -> None:
         ax.annotate(f"peak at step {p.step}: {top}", (p.step, p.live_bytes), fontsize=6,
                     xytext=(4, -12), textcoords="offset points")
     ax.set_xlim(0, max(fv.steps, 1))
-    ax.set_ylim(0, max(fv.arena_size, fv.lower_bound, 1) * 1.1)
+    highest = max((max(ys, default=0) for _, _, ys in series), default=0)  # e.g. the curve before tiling
+    ax.set_ylim(0, max(fv.arena_size, fv.lower_bound, highest, 1) * 1.1)
     ax.set_xlabel("op step")
     ax.set_ylabel("bytes")
     ax.xaxis.get_major_locator().set_params(integer=True)

@@ -172,6 +172,13 @@ class PlanView:
     capacity: int | None = None
     target: str = ""
     notes: tuple[str, ...] = field(default=())
+    before: tuple[FunctionView, ...] = ()
+    """The same functions in the program they were transformed from (``--before``), to compare."""
+    before_source: str = ""
+
+    def before_of(self, fv: FunctionView) -> FunctionView | None:
+        """The function ``fv`` was transformed from, when a program to compare with was given."""
+        return next((b for b in self.before if b.name == fv.name), None)
 
 
 def has_dma(fv: FunctionView) -> bool:

@@ -2,13 +2,16 @@
 
 Per function: arena, lower bound (and the in-place bound), strategy, the peak step with the
 tensors live there (largest first: what to shrink to lower the peak), the DMA Regions' figures,
-and the per-tensor table (name, size, lifetime, offset, kind). Then the on-chip total (largest
-arena plus the staging buffers ``insert-dma`` placed) and the capacity when one is known.
+the tiled runs, the comparison with the program it was transformed from (``--before``: both
+peaks and both live-bytes curves), and the per-tensor table (name, size, lifetime, offset,
+kind). Then the on-chip total (largest arena plus the staging buffers ``insert-dma`` placed) and
+the capacity when one is known.
 Every number is read from the plan (:mod:`memopt.report.model`), none re-planned.
 """
 
 from __future__ import annotations
 
+from .compare import comparison_lines
 from .model import FunctionView, PlanView, has_dma, peak
 
 
@@ -37,7 +40,8 @@ def _tiled(fv: FunctionView) -> list[str]:
                                               {1, 3, 4, 5})]
 
 
-def function_summary(fv: FunctionView, tensors: bool = True) -> list[str]:
+def function_summary(fv: FunctionView, tensors: bool = True, before: FunctionView | None = None,
+                     before_source: str = "") -> list[str]:
     lines = [f"function @{fv.name}"]
     lines.append(f"  arena size           {fv.arena_size} B")
     if fv.lower_bound_inplace is not None and fv.lower_bound_inplace != fv.lower_bound:
@@ -64,6 +68,8 @@ def function_summary(fv: FunctionView, tensors: bool = True) -> list[str]:
         lines += ["    " + s for s in _table(("region", "runs", "T_serial", "T_pingpong", "T_lb", "eta"), rows, {1, 2, 3, 4, 5})]
     lines += _own_onchip(fv)
     lines += _tiled(fv)
+    if before is not None:
+        lines += comparison_lines(before, fv, before_source)
     if tensors and fv.tensors:
         lines.append("  tensors")
         order = sorted(fv.tensors, key=lambda t: (t.start, t.offset, t.name))
@@ -98,7 +104,7 @@ def summary_text(view: PlanView, tensors: bool = True) -> str:
     if view.target:
         lines.append(f"target: {view.target}")
     for fv in view.functions:
-        lines += function_summary(fv, tensors)
+        lines += function_summary(fv, tensors, view.before_of(fv), view.before_source)
     if view.staging:
         lines.append("on-chip")
         lines.append("  staging buffers      " + ", ".join(f"{s.name} {s.size} B @ {s.offset}" for s in view.staging))

@@ -4,6 +4,7 @@
     memopt-report PLANNED.mlir -o plan.html     one self-contained page (pictures, tables, hover)
     memopt-report PLANNED.mlir -o plan.svg      the pictures of one function (.svg or .png)
     memopt-report PLAN.csv -o plan.svg          a plan CSV (memopt-pack output, plan-memory export)
+    memopt-report TILED.mlir --before ORIG.mlir the live bytes beside the untransformed program's (both planned)
 
 The report is read from the plan in the input alone (offsets and arena size from the plan
 attributes, lifetimes from the IR, DMA schedule from its ``dma_start``/``dma_wait`` ops): nothing
@@ -26,11 +27,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from dataclasses import replace
 
 from memopt.cli import ArgParser, ToolError, process_entry, read_input, run_tool, write_output
 from memopt.planning import PlanningError
 from memopt.planning.latency import LatencyError, load_target
 from memopt.planning.pool import ALLOCATORS
+from memopt.report.compare import before_series
 from memopt.report.figures import render
 from memopt.report.from_csv import plan_view_of_csv
 from memopt.report.html import html_page
@@ -56,6 +59,12 @@ def _parser() -> ArgParser:
     p.add_argument("--pool", default=None, choices=ALLOCATORS,
                    help="pictures: also plot what an eager pool (mindspore, mindspore-shared, pytorch, bfc) allocates "
                         "for the same tensors over the live-bytes curve")
+    p.add_argument("--before", metavar="ORIGINAL.mlir", default=None,
+                   help="compare with the program the input was transformed from (e.g. before tile): a planned .mlir "
+                        "(plan it as the input was, e.g. memopt-opt ORIGINAL.mlir -p plan-memory) with a planned "
+                        "function of the same name for every function shown. Text: both peaks (bytes, step, the "
+                        "tensors live there), the change, both live-bytes curves side by side; pictures and .html: "
+                        "its curve drawn over the input's, steps stretched to the input's")
     p.add_argument("--no-tensors", action="store_true", help="text: leave out the per-tensor table")
     return p
 
@@ -105,11 +114,31 @@ def _picked(view, func_name: str | None):
     return view.functions[0]
 
 
-def _series(fv, pool: str | None) -> tuple:
+def _load_before(args, view, state: dict):
+    """``--before``: the original program's view, every function of ``view`` in it (errors are
+    located in the original's file)."""
+    path = args.before
+    if path.lower().endswith(".csv") or state["file"].lower().endswith(".csv"):
+        raise ToolError("--before compares two planned .mlir programs, not plan CSVs")
+    main_file, state["file"] = state["file"], "<stdin>" if path == "-" else path
+    before = _load(args, read_input(path), state["file"], state)
+    for fv in view.functions:
+        if not any(b.name == fv.name for b in before.functions):
+            raise ToolError(f"no planned function '@{fv.name}' to compare with (--before takes the program "
+                            f"{main_file} was transformed from, planned)")
+    state["file"] = main_file
+    return replace(view, before=before.functions, before_source=before.source)
+
+
+def _series(fv, pool: str | None, view=None) -> tuple:
+    out: tuple = ()
+    original = view.before_of(fv) if view is not None else None
+    if original is not None:
+        out += (before_series(original, fv, view.before_source),)
     if pool is None:
-        return ()
+        return out
     try:
-        return (pool_series(fv, pool),)
+        return out + (pool_series(fv, pool),)
     except PlanningError as e:
         raise ToolError(f"--pool: {e}") from None
 
@@ -123,14 +152,16 @@ def _run(argv: Sequence[str], state: dict) -> int:
     view = _load(args, text, state["file"], state)
     if not view.functions:
         raise ToolError("no planned function in the input")
+    if args.before is not None:
+        view = _load_before(args, view, state)
     if fmt == "txt":
         write_output(args.output, summary_text(view, tensors=not args.no_tensors).encode("utf-8"))
     elif fmt == "html":
-        write_output(args.output, html_page(view, lambda fv: _series(fv, args.pool)).encode("utf-8"))
+        write_output(args.output, html_page(view, lambda fv: _series(fv, args.pool, view)).encode("utf-8"))
     else:
         try:
             fv = _picked(view, args.func)
-            data = render(view, fv, fmt, _series(fv, args.pool))
+            data = render(view, fv, fmt, _series(fv, args.pool, view))
         except RuntimeError as e:
             raise ToolError(str(e)) from None
         write_output(args.output, data)
