@@ -25,7 +25,7 @@ from memopt.dialects.ownership import DeallocOp
 from memopt.dialects.upstream_syntax import AllocOp
 from memopt.dialects.upstream_attrs import (  # noqa: F401 - re-exported
     ARENA_ALIGNMENT_ATTR, ARENA_ARG_ATTR, ARENA_ATTR, ARENA_MODES, ARENA_SIZE_ATTR, LOWER_BOUND_ATTR,
-    SPACE_SIZES_ATTR, STRATEGY_ATTR,
+    SPACE_SIZES_ATTR, STRATEGY_ATTR, recorded_int,
 )
 from memopt.planning import Solution
 
@@ -41,7 +41,7 @@ def arena_value(f: func.FuncOp):
         return f.body.blocks[0].args[k.value.data]
     for op in f.body.blocks[0].ops:
         if isinstance(op, memref.AllocOp) and ARENA_ATTR in op.attributes \
-                and isinstance(op.results[0].type.memory_space, NoneAttr):
+                and isinstance(op.memref.type.memory_space, NoneAttr):
             return op.results[0]
     return None
 
@@ -53,8 +53,8 @@ def resize_arena(f: func.FuncOp, size: int):
     assert old is not None
     t = MemRefType(i8, [max(size, 1)])
     block = f.body.blocks[0]
-    if isinstance(f.attributes.get(ARENA_ARG_ATTR), IntegerAttr):
-        k = f.attributes[ARENA_ARG_ATTR].value.data
+    k = recorded_int(f, ARENA_ARG_ATTR)
+    if k is not None:
         new = block.insert_arg(t, k)
         new.name_hint = old.name_hint
         old.replace_all_uses_with(new)
@@ -128,7 +128,8 @@ def write_space_plan(lt: UpstreamLifetimes, solution: Solution, space: int) -> N
     whatever the default space's ``arena`` mode: a caller-provided buffer is the default space's);
     its size goes to ``memopt.space_arena_sizes = {"<space>" = N : i64}``."""
     f = lt.func
-    sizes = dict(f.attributes[SPACE_SIZES_ATTR].data) if SPACE_SIZES_ATTR in f.attributes else {}
+    recorded = f.attributes.get(SPACE_SIZES_ATTR)
+    sizes = dict(recorded.data) if isinstance(recorded, DictionaryAttr) else {}
     sizes[str(space)] = IntegerAttr(solution.height, i64)
     f.attributes[SPACE_SIZES_ATTR] = DictionaryAttr(dict(sorted(sizes.items(), key=lambda kv: int(kv[0]))))
     _erase_unused(lt.unused)
@@ -148,8 +149,8 @@ def _views(lt: UpstreamLifetimes, solution: Solution, arena) -> None:
             _pass_scratch(alloc, arena, _constant(offs[0], alloc))
             continue
         _drop_deallocations(alias_closure(alloc.results[0], through_yields=True))
-        offset = _parity_offset(lt.carried[alloc], offs, alloc) if alloc in lt.carried else _constant(offs[0], alloc)
-        _replace_with_view(alloc, arena, offset)
+        at = _parity_offset(lt.carried[alloc], offs, alloc) if alloc in lt.carried else _constant(offs[0], alloc)
+        _replace_with_view(alloc, arena, at)
 
 
 def _pass_scratch(call: func.CallOp, arena: SSAValue, offset: SSAValue) -> None:
@@ -178,6 +179,7 @@ def _parity_offset(loop: Operation, offs: list[int], before: Operation) -> SSAVa
     lower bound in steps)."""
     index = IndexType()
     ops: list[Operation] = []
+    assert isinstance(loop, (scf.ForOp, affine.ForOp))  # what carries a buffer to the next iteration
     iv = loop.body.blocks[0].args[0]
     if isinstance(loop, scf.ForOp):
         lb, step = loop.lb, loop.step

@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from memopt.cli import ArgParser, ToolError, process_entry, read_input, run_tool, write_output
-from memopt.planning import PlanningError, lower_bound, make_strategy
+from memopt.planning import PlanningError, Problem, lower_bound, make_strategy
 from memopt.planning.csvio import read_problem
 from memopt.planning.inplace import fold_overwrites
 from memopt.planning.numbers import INT64_MAX
@@ -67,8 +67,8 @@ def _parser() -> ArgParser:
 class Trace:
     """What the pools replay, and the static plan to put beside them."""
 
-    problem: object
-    persistent: frozenset
+    problem: Problem
+    persistent: frozenset[int]
     static: int | None = None
     """The static plan's arena when the tracer's numbering is not the replay's (upstream IR:
     the plan in the IR, or ``best`` on the planner's problem); None: ``best`` on ``problem``."""
