@@ -49,7 +49,7 @@ def verify_isolated(trait: IsolatedFromAbove, op: Operation) -> None:
 def linear_isolation() -> Iterator[None]:
     """Within the block, ``IsolatedFromAbove`` verifies with ``verify_isolated``."""
     saved = IsolatedFromAbove.verify
-    IsolatedFromAbove.verify = verify_isolated  # type: ignore[method-assign]
+    IsolatedFromAbove.verify = verify_isolated  # type: ignore[method-assign, assignment]
     try:
         yield
     finally:

@@ -254,14 +254,15 @@ class GlobalOp(IRDLOperation):
             parser.raise_error(
                 f"memopt.global type must be a tensor, got {t}", type_pos, parser.pos
             )
-        value = None
+        value: DenseIntOrFPElementsAttr | None = None
         if parser.parse_optional_punctuation("="):
             pos = parser.pos
-            value = parser.parse_attribute()
-            if not isinstance(value, DenseIntOrFPElementsAttr):
+            parsed = parser.parse_attribute()
+            if not isinstance(parsed, DenseIntOrFPElementsAttr):
                 parser.raise_error(
                     "expected dense elements attribute as global value", pos, parser.pos
                 )
+            value = parsed
         attrs = parser.parse_optional_attr_dict()
         return cls(sym, t, value, attrs)
 
@@ -681,20 +682,20 @@ class ComputeOp(IRDLOperation):
             raise VerifyException(
                 f"inplace has {len(idx)} entries but the op has {len(self.outputs)} results"
             )
-        for r, k in enumerate(idx):
+        for res, k in enumerate(idx):
             if k == -1:
                 continue
             if not 0 <= k < len(self.inputs):
                 raise VerifyException(
-                    f"inplace index {k} of result #{r} is not a valid operand index "
+                    f"inplace index {k} of result #{res} is not a valid operand index "
                     f"(op has {len(self.inputs)} operands)"
                 )
             in_t = self.inputs[k].type
-            out_t = self.outputs[r].type
+            out_t = self.outputs[res].type
             assert isinstance(in_t, TensorType) and isinstance(out_t, TensorType)
             if byte_size(in_t) < byte_size(out_t):
                 raise VerifyException(
-                    f"result #{r} ({byte_size(out_t)} bytes) cannot overwrite operand "
+                    f"result #{res} ({byte_size(out_t)} bytes) cannot overwrite operand "
                     f"#{k} ({byte_size(in_t)} bytes)"
                 )
 

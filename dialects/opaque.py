@@ -74,7 +74,8 @@ def opaque_op(name: str) -> type[OpaqueOp]:
         stem = re.sub(r"\W", "_", name)
         pretty = type(f"Opaque_{stem}", (OpaqueOp,), {"name": name})
         generic = type(f"Opaque_{stem}_generic", (pretty,), {"print": Operation.print})
-        pretty.pretty, pretty.generic = pretty, generic
+        setattr(pretty, "pretty", pretty)
+        setattr(pretty, "generic", generic)
         _CLASSES[name] = cls = generic
     return cls
 
