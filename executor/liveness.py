@@ -36,22 +36,12 @@ class Releases:
     unread: dict[Block, tuple[SSAValue, ...]]
 
 
-def _user_in(op: Operation, block: Block) -> Operation | None:
-    """The op of ``block`` that is ``op`` or encloses it (None: ``op`` is outside ``block``)."""
-    while op.parent_block() is not block:
-        parent = op.parent_op()
-        if parent is None:
-            return None
-        op = parent
-    return op
-
-
 def _last_reader(value: SSAValue, block: Block, position: dict[Operation, int]) -> Operation | None | bool:
     """The op of ``block`` that reads ``value`` last; None when nothing reads it; False when a
     reader lies outside ``block`` (IR that breaks dominance: the value is never dropped)."""
     last = None
     for use in value.uses:
-        user = _user_in(use.operation, block)
+        user = block.find_ancestor_op_in_block(use.operation)
         if user is None:
             return False
         if last is None or position[user] > position[last]:

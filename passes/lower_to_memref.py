@@ -273,10 +273,10 @@ def _insert_deallocs(f: func.FuncOp) -> None:
         home = a.parent_block()
         last = a
         for user in users.get(a.results[0], []):
-            while user.parent_block() is not home:
-                user = user.parent_op()
-            if index[user] > index[last]:
-                last = user
+            top = home.find_ancestor_op_in_block(user)
+            assert top is not None  # an alloc dominates its users: every one is in its block
+            if index[top] > index[last]:
+                last = top
         home.insert_op_after(memref.DeallocOp.get(a.results[0]), last)
 
 

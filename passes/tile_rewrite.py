@@ -120,10 +120,7 @@ def _members(first: Operation, last: Operation, layout_of) -> list[Operation]:
                 continue
             for use in r.uses:
                 user = use.operation
-                top = user
-                while top.parent_block() is not block and top.parent_op() is not None:
-                    top = top.parent_op()
-                if top not in inside:
+                if block.find_ancestor_op_in_block(user) not in inside:
                     raise MemoptError(
                         f"tile: '{_name(r)}', written inside the run, is read by '{_kind(user)}' after it: the run must "
                         f"end where its only result leaves it (cut it there: last={_name(r)})", user)

@@ -27,16 +27,6 @@ from memopt.dialects.memopt import ComputeOp, CopyOp, ViewOp, element_byte_size
 Rows = tuple[int, int]
 
 
-def _top(op: Operation, block: Block) -> Operation | None:
-    """The op of ``block`` holding ``op`` (itself, or the region op around it)."""
-    while op.parent_block() is not block:
-        parent = op.parent_op()
-        if parent is None:
-            return None
-        op = parent
-    return op
-
-
 def stripe_contiguous(t: TensorType, h: int) -> bool:
     """Whether rows ``[a, b)`` along axis ``h`` of ``t`` are one block of bytes (every axis
     before ``h`` has one cell) and its elements are whole bytes."""
@@ -196,7 +186,7 @@ def reload_after(v: SSAValue, home: SSAValue, last: Operation, block: Block) -> 
     position = {op: i for i, op in enumerate(ops)}
     readers = []
     for use in list(v.uses):
-        top = _top(use.operation, block)
+        top = block.find_ancestor_op_in_block(use.operation)
         if top is not None and position.get(top, -1) > after and top not in readers and not (
                 isinstance(top, CopyOp) and top.result is home):
             readers.append(top)
