@@ -384,7 +384,8 @@ def lrn(inputs: list[np.ndarray], out_shape: tuple[int, ...], out_dtype: np.dtyp
 
 
 def transpose(inputs: list[np.ndarray], out_shape: tuple[int, ...], out_dtype: np.dtype, attrs: dict):
-    """``perm``: output axis ``k`` is input axis ``perm[k]`` (ONNX's Transpose), or None."""
+    """``perm``: output axis ``k`` is input axis ``perm[k]`` (ONNX's Transpose, TFLite's with its
+    constant perm read by the importer), or None."""
     perm = ints(attrs, "perm")
     if len(inputs) != 1 or perm is None or sorted(perm) != list(range(inputs[0].ndim)):
         return None

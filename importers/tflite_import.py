@@ -176,7 +176,8 @@ def _parse(data: bytes) -> list[_Subgraph]:
         return {}
 
     def constant_ints(t) -> list[int] | None:
-        """The values of a small constant int32/int64 tensor (a PAD's paddings), or None."""
+        """The values of a small constant int32/int64 tensor (a PAD's paddings, a TRANSPOSE's
+        perm), or None."""
         b = t.Buffer()
         if not has_data(b) or t.Type() not in (2, 4):
             return None
@@ -220,6 +221,10 @@ def _parse(data: bytes) -> list[_Subgraph]:
                 paddings = constant_ints(g.Tensors(ins[1]))
                 if paddings is not None and len(paddings) % 2 == 0:
                     opts["pads"] = paddings[0::2] + paddings[1::2]  # [[b, e], ...] -> begins, then ends
+            if kind == "TRANSPOSE" and len(ins) == 2 and min(ins) >= 0:
+                perm = constant_ints(g.Tensors(ins[1]))
+                if perm is not None and sorted(perm) == list(range(len(tensors[ins[0]].shape))):
+                    opts["perm"] = perm
             ops.append(_Op(kind, ins, outs, opts))
         gin = [int(x) for x in g.InputsAsNumpy()] if g.InputsLength() else []
         gout = [int(x) for x in g.OutputsAsNumpy()] if g.OutputsLength() else []
@@ -441,13 +446,15 @@ class TfliteReader:
         if kind in VIEW_OPS and len(ins) >= 1 and len(outs) == 1 and all(b.is_global(k) for k in ins[1:]):
             b.view(kind, ins[0], outs[0])
             return
+        if kind == "TRANSPOSE" and "perm" in op.options:
+            ins = ins[:1]  # the constant perm is its attribute (as ONNX's Transpose has it)
         b.compute(kind, ins, outs, cost=self._cost(b, kind, ins, outs), inplace=kind in INPLACE_OPS,
                   attributes=self._window(b, op, ins, outs))
 
     @staticmethod
     def _window(b: ModuleBuilder, op: _Op, ins: list[Key], outs: list[Key]):
         """A conv / depthwise / pooling op's window, a constant pad's paddings, a resize's,
-        depth-to-space's or LRN's parameters (:mod:`memopt.importers.windows`)."""
+        depth-to-space's, LRN's parameters or a constant transpose's perm (:mod:`memopt.importers.windows`)."""
         if op.kind in ("PAD", "PADV2") and "pads" in op.options and ins:
             if len(op.options["pads"]) == 2 * len(b.decl(ins[0]).shape):  # type: ignore[arg-type]
                 return pad_attributes(op.options["pads"])  # type: ignore[arg-type]

@@ -9,7 +9,8 @@ each attribute) and the ``tile`` pass (which cuts such ops into patches) read th
 (``[top, left, bottom, right]``: SAME and ONNX's ``auto_pad`` are resolved here, on static
 shapes), ``groups``, ``kernel``, ``activation`` (TFLite's fused one), ``count_include_pad``;
 a pad's ``pads`` (every dimension's begin, then every end) when its paddings are constant;
-a resize's ``mode``, ``coordinates``, ``rounding``; an ONNX transpose's ``perm``; a depth-to-space's or space-to-depth's
+a resize's ``mode``, ``coordinates``, ``rounding``; a transpose's ``perm`` (TFLite's read from
+its constant input, which the op then no longer takes); a depth-to-space's or space-to-depth's
 ``block_size`` (and ONNX's ``order``); a local response normalization's ``lrn`` (channels summed
 before and after each), ``alpha`` (per summed square), ``beta``, ``bias``.
 """
@@ -27,7 +28,7 @@ TFLITE_ACTIVATIONS = {0: "NONE", 1: "RELU", 2: "RELU_N1_TO_1", 3: "RELU6", 4: "T
 ONNX_CONV = frozenset({"Conv"})
 ONNX_POOL = frozenset({"MaxPool", "AveragePool"})
 TFLITE_RESHAPING = frozenset({"RESIZE_BILINEAR", "RESIZE_NEAREST_NEIGHBOR", "DEPTH_TO_SPACE", "SPACE_TO_DEPTH",
-                              "LOCAL_RESPONSE_NORMALIZATION"})
+                              "LOCAL_RESPONSE_NORMALIZATION", "TRANSPOSE"})
 ONNX_RESHAPING = frozenset({"Resize", "Upsample", "DepthToSpace", "SpaceToDepth", "LRN", "Transpose"})
 
 
@@ -128,9 +129,11 @@ def _lrn(layout: str, before: int, after: int, alpha: float, beta: float, bias: 
 
 
 def tflite_reshaping(kind: str, options: dict) -> dict[str, Attribute]:
-    """A TFLite resize's, depth-to-space's, space-to-depth's or LRN's attributes (NHWC; {} when
-    its options are missing)."""
+    """A TFLite resize's, depth-to-space's, space-to-depth's or LRN's attributes (NHWC), a
+    transpose's ``perm`` (read from its constant input); {} when its options are missing."""
     nhwc = StringAttr("NHWC")
+    if kind == "TRANSPOSE" and "perm" in options:
+        return {"perm": _array(options["perm"])}
     if kind.startswith("RESIZE_") and "align_corners" in options:
         nearest = kind == "RESIZE_NEAREST_NEIGHBOR"
         if options["align_corners"]:

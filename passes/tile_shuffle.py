@@ -1,8 +1,9 @@
 """ShuffleNet's channel shuffle as one spatial op, so a ``tile`` run can hold it.
 
-ONNX writes the shuffle as a reshape that splits the channels into ``groups`` x C/groups, a
-transpose swapping those two axes, and a reshape back: ``memopt.view``, ``memopt.compute
-"Transpose" {perm}``, ``memopt.view``. Its 5-D middle is no op a run can cut, yet each output cell
+ONNX and TFLite write the shuffle as a reshape that splits the channels into ``groups`` x
+C/groups, a transpose swapping those two axes, and a reshape back: ``memopt.view``,
+``memopt.compute "Transpose" {perm}`` (``"TRANSPOSE"``: the TFLite importer reads its constant
+perm into the attribute), ``memopt.view``. Its 5-D middle is no op a run can cut, yet each output cell
 reads only the same cell of the input, channels permuted. :func:`fuse_channel_shuffles` replaces
 each such triple by ``memopt.compute "channel_shuffle" {groups, layout}`` (the executor's kernel
 computes the same bytes as the triple), keeping the transpose's cost, identity and the final

@@ -23,11 +23,12 @@ from memopt.tools.importer import main as import_main
 F32, I32, BOOL, I8, RES = 0, 2, 6, 9, 13
 
 
-def build_tflite(path, subgraphs, n_const_bytes=None):
+def build_tflite(path, subgraphs, n_const_bytes=None, payloads=None):
     """Write a TFLite model. ``subgraphs``: list of dicts with ``tensors`` =
     [(name, shape, dtype, is_constant[, shape_signature])], ``inputs``, ``outputs`` and ``ops`` =
     [(builtin name, inputs, outputs, options)] where options is None or
-    ("if", then, else) / ("while", cond, body) / ("call_once", init) / ("var", shared_name)."""
+    ("if", then, else) / ("while", cond, body) / ("call_once", init) / ("var", shared_name).
+    ``payloads``: a constant tensor's bytes by name (default: four zero bytes)."""
     b = flatbuffers.Builder(1024)
     codes: list[str] = []
     for sg in subgraphs:
@@ -39,7 +40,7 @@ def build_tflite(path, subgraphs, n_const_bytes=None):
     for sg in subgraphs:
         for t in sg["tensors"]:
             if t[3]:
-                const_payloads.append(bytes(4))
+                const_payloads.append((payloads or {}).get(t[0], bytes(4)))
 
     def ivec(start, values):
         start(b, len(values))
@@ -236,6 +237,49 @@ def test_chain_names_sizes_views_inplace(tmp_path):
     assert "flat" not in rows  # a view has no storage of its own
     # the view keeps relu's buffer alive until QUANTIZE reads it
     assert rows["relu"][1] == rows["q"][0] + 1
+
+
+def test_transpose_reads_its_constant_perm_and_fuses_into_a_channel_shuffle(tmp_path):
+    """TFLite's TRANSPOSE takes its perm as a constant input: the importer reads it into the
+    ``perm`` attribute (as ONNX's Transpose has it), so a reshape/transpose/reshape channel
+    shuffle fuses; a perm that is not a permutation of the input's axes stays an input."""
+    import numpy as np
+
+    from memopt.passes.tile_shuffle import fuse_channel_shuffles
+
+    def model(name, perm):
+        return build_tflite(tmp_path / name, [{
+            "tensors": [
+                ("x", (1, 4, 4, 6), F32, False),      # 0
+                ("split", (5,), I32, True),           # 1
+                ("mid", (1, 4, 4, 2, 3), F32, False),  # 2
+                ("perm", (5,), I32, True),            # 3
+                ("t", (1, 4, 4, 3, 2), F32, False),   # 4
+                ("merge", (4,), I32, True),           # 5
+                ("y", (1, 4, 4, 6), F32, False),      # 6
+            ],
+            "inputs": [0], "outputs": [6],
+            "ops": [
+                ("RESHAPE", [0, 1], [2], None),
+                ("TRANSPOSE", [2, 3], [4], None),
+                ("RESHAPE", [4, 5], [6], None),
+            ],
+        }], payloads={"split": np.array([1, 4, 4, 2, 3], np.int32).tobytes(),
+                      "perm": np.array(perm, np.int32).tobytes(),
+                      "merge": np.array([1, 4, 4, 6], np.int32).tobytes()})
+
+    r = import_model(str(model("shuffle.tflite", [0, 1, 2, 4, 3])))
+    (t,) = [c for c in ops_of(r.module, ComputeOp) if c.kind.data == "TRANSPOSE"]
+    assert len(t.inputs) == 1 and list(t.attributes["perm"].get_values()) == [0, 1, 2, 4, 3]
+    f = ops_of(r.module, func.FuncOp)[0]
+    assert fuse_channel_shuffles(f) == 1
+    (shuffle,) = ops_of(r.module, ComputeOp)
+    assert shuffle.kind.data == "channel_shuffle" and shuffle.attributes["layout"].data == "NHWC"
+    assert shuffle.attributes["groups"].value.data == 2
+
+    r = import_model(str(model("bad.tflite", [0, 1, 2, 4, 9])))
+    (t,) = [c for c in ops_of(r.module, ComputeOp) if c.kind.data == "TRANSPOSE"]
+    assert len(t.inputs) == 2 and "perm" not in t.attributes
 
 
 # --------------------------------------------------------------------------- control flow
