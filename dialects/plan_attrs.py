@@ -23,7 +23,7 @@ from memopt.dialects.plan_attr_names import (
     ARG_OFFSETS_ATTR, LB_INPLACE_ATTR, MEMORIES_ATTR, NUMBERING_ATTR, OFFSETS_ATTR, ONCHIP_OFFSET_ATTR, ONCHIP_SIZE_ATTR,
     PLAN_ATTR,
 )
-from memopt.planning.plan import Staging
+from memopt.planning.function_plan import Staging
 from memopt.dialects.walk import walk
 
 NO_OFFSET = -1

@@ -7,7 +7,7 @@ for its arguments, ``memopt.plan = #memopt.plan<...>`` on the function for the a
 the lower bound and the strategy that produced it, and ``memopt.numbering`` for the
 control-flow numbering it is valid in (a field of its own: never derived from the strategy).
 :func:`write_plan` writes them; :func:`read_function_plan` reads them back, with the lifetimes
-the plan's numbering gives, into a :class:`~memopt.planning.plan.Plan` — what ``verify-plan``
+the plan's numbering gives, into a :class:`~memopt.planning.function_plan.Plan` — what ``verify-plan``
 and the report read. Decoding the attributes alone (no lifetimes, value by value) is
 :mod:`memopt.dialects.plan_attrs`, whose names are re-exported here.
 """
@@ -30,7 +30,7 @@ from memopt.dialects.plan_attrs import (  # noqa: F401 - re-exported: readers im
 )
 from memopt.passes.lifetime import FunctionLifetimes, analyze_function
 from memopt.planning import Solution
-from memopt.planning.plan import Arena, Plan
+from memopt.planning.function_plan import Arena, Plan
 
 def _ops_with_arena_results(lt: FunctionLifetimes) -> list[Operation]:
     ops = []

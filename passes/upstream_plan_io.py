@@ -8,7 +8,7 @@ builtin attributes on the function (``memopt.arena_size``, ``memopt.lower_bound`
 an arena exactly as the planner traced the allocs it replaced (the same tracer,
 :mod:`memopt.passes.upstream_lifetime`, with views as the buffers), and reading the offsets off
 the views. What comes back is IR-free enough for the core validator, the report, the pools and
-the API: a :class:`~memopt.planning.plan.Plan`, each arena a :class:`~memopt.planning.Problem`,
+the API: a :class:`~memopt.planning.function_plan.Plan`, each arena a :class:`~memopt.planning.Problem`,
 its offsets and its size.
 """
 
@@ -26,7 +26,7 @@ from memopt.dialects.plan_attr_names import (
 )
 from memopt.dialects.upstream_attrs import recorded_int, recorded_str
 from memopt.planning import Buffer, Problem
-from memopt.planning.plan import Arena, Plan
+from memopt.planning.function_plan import Arena, Plan
 
 from .upstream_lifetime import BufferNames, BufferTracer, byte_size, memory_space
 

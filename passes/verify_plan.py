@@ -34,7 +34,7 @@ from memopt.passes.dma_safety import verify_dma
 from memopt.passes.lifetime import analyze_function, if_spans, planned_functions, value_location_op
 from memopt.passes.plan_io import MemoptPlan, read_function_plan
 from memopt.planning import Problem, find_conflicts, lower_bound
-from memopt.planning.plan import Arena, Plan
+from memopt.planning.function_plan import Arena, Plan
 
 
 def _check_lower_bound(f, plan: MemoptPlan) -> None:

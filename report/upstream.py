@@ -25,7 +25,7 @@ from memopt.planning import Problem, lower_bound
 
 from memopt.planning.latency import Target
 from memopt.dialects.plan_attr_names import STAGING_ATTR
-from memopt.planning.plan import Plan
+from memopt.planning.function_plan import Plan
 from memopt.passes.upstream_lifetime import byte_size, memory_space
 from memopt.passes.upstream_plan_detail import STAGING, branch_spans, buffer_kinds, describe
 from memopt.passes.upstream_plan_io import ArenaPlan, is_planned, read_upstream_plan

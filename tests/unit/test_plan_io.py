@@ -1,4 +1,4 @@
-"""The plan model (memopt.planning.plan) as each flavour's one reader gives it back.
+"""The plan model (memopt.planning.function_plan) as each flavour's one reader gives it back.
 
 What plan-memory writes, the reader reads: offsets, sizes and bounds equal what the planner
 returned; the control-flow numbering is the plan's own field, never read from the strategy's

@@ -528,3 +528,18 @@ def test_runs_match_one_at_a_time_on_larger_problems(maker, alignment):
     assert sorted(i for r in runs for i in r) == [i for i in range(len(p)) if p.buffers[i].size]
     if maker == "nn_like":
         assert len(p) >= firstfit.RUN_MIN * len(runs)
+
+
+def test_no_submodule_shadows_a_name_the_package_exports():
+    """Importing a submodule binds it on its package: a module named like an exported function
+    (``memopt.planning.plan``) would replace that function for every later caller."""
+    import importlib
+    import pkgutil
+    import types
+
+    import memopt.planning as planning
+
+    for info in pkgutil.walk_packages(planning.__path__, "memopt.planning."):
+        importlib.import_module(info.name)
+    shadowed = [name for name in planning.__all__ if isinstance(getattr(planning, name), types.ModuleType)]
+    assert shadowed == []
