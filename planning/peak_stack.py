@@ -24,7 +24,6 @@ turn too (:data:`PIVOTS`), each with the first few fills, and the lowest plan is
 
 from __future__ import annotations
 
-import heapq
 from typing import Callable
 
 import numpy as np
@@ -232,43 +231,34 @@ def _skyline_fill(peak: _Peak, offsets: np.ndarray, rule: str) -> np.ndarray:
         if not len(side):
             continue
         lo, hi = int(peak.starts[side].min()), int(peak.ends[side].max())
-        floor = _stack_floor(peak.starts[peak.peak], peak.ends[peak.peak], tops, lo, hi)
+        floor = _stack_floor(peak, tops, lo, hi)
         sub = Problem.of([peak.problem.buffers[i] for i in side])
         plan[side] = skyline_offsets(sub, rule, floor)
     return plan
 
 
-def _stack_floor(starts: np.ndarray, ends: np.ndarray, tops: np.ndarray, lo: int,
-                 hi: int) -> list[tuple[int, int, int]]:
-    """The top of the stack's buffers live at each step of ``[lo, hi)`` (0 where none is), as
-    ``(t0, t1, y)`` steps of equal height."""
+def _stack_floor(peak: _Peak, tops: np.ndarray, lo: int, hi: int) -> list[tuple[int, int, int]]:
+    """The top of the stack's buffers live at each step of ``[lo, hi)``, a range on one side of
+    the pivot (0 where none is), as ``(t0, t1, y)`` steps of equal height."""
     times = np.arange(lo, hi)
-    heights = _stack_heights(starts, ends, tops, times)
+    heights = _stack_heights(peak, tops, times)
     cuts = np.flatnonzero(np.diff(heights)) + 1
     bounds = [0, *cuts.tolist(), len(times)]
     return [(lo + a, lo + b, int(heights[a])) for a, b in zip(bounds, bounds[1:])]
 
 
-def _stack_heights(starts: np.ndarray, ends: np.ndarray, tops: np.ndarray, times: np.ndarray) -> np.ndarray:
-    """The highest top among the stack's buffers live at each of ``times`` (0 where none is):
-    a sweep over start and end events with a running multiset of tops."""
-    heights = np.zeros(len(times), np.int64)
-    order_in = np.argsort(starts, kind="stable")
-    order_out = np.argsort(ends, kind="stable")
-    counts: dict[int, int] = {}
-    heap: list[int] = []
-    a = b = 0
-    for k, time in enumerate(times.tolist()):
-        while a < len(order_in) and starts[order_in[a]] <= time:
-            top = int(tops[order_in[a]])
-            counts[top] = counts.get(top, 0) + 1
-            heapq.heappush(heap, -top)
-            a += 1
-        while b < len(order_out) and ends[order_out[b]] <= time:
-            top = int(tops[order_out[b]])
-            counts[top] -= 1
-            b += 1
-        while heap and counts.get(-heap[0], 0) == 0:
-            heapq.heappop(heap)
-        heights[k] = -heap[0] if heap else 0
-    return heights
+def _stack_heights(peak: _Peak, tops: np.ndarray, times: np.ndarray) -> np.ndarray:
+    """The highest top among the stack's buffers live at each of ``times``, all before the
+    pivot or all after it (0 where none is). Every stack buffer is live at the pivot, so before
+    it a buffer is live from its start on, after it until its end: the running maximum of the
+    tops in start order, or in order of latest end."""
+    if not len(tops):
+        return np.zeros(len(times), np.int64)
+    if times[0] < peak.t:
+        key, query, side = peak.starts[peak.peak], times, "right"  # started by the step
+    else:
+        key, query, side = -peak.ends[peak.peak], -times, "left"  # not ended by the step
+    order = np.argsort(key, kind="stable")
+    reach = np.maximum.accumulate(tops[order])
+    live = np.searchsorted(key[order], query, side=side)
+    return np.where(live > 0, reach[np.maximum(live - 1, 0)], 0)

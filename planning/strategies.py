@@ -15,7 +15,6 @@ from __future__ import annotations
 import math
 from typing import Callable
 
-
 from . import aim
 from .bounds import lower_bound_inplace
 from .firstfit import first_fit_work
