@@ -32,7 +32,7 @@ from memopt.dialects.upstream_attrs import is_upstream
 from memopt.planning.latency import Target, lower_bound_time, serial_time, simulate
 from memopt.planning import lower_bound
 
-from .model import BranchSpan, FunctionView, PlanView, RegionTimeline, StagingBox, TensorBox, TiledRun, TimelineEvent
+from .model import BranchSpan, FunctionView, PlanView, RegionTimeline, TensorBox, TiledRun, TimelineEvent
 from .validate import bound_violation, layout_violation, recorded_bound_violation
 
 
@@ -189,7 +189,7 @@ def plan_view(module: ModuleOp, source: str, target: Target, *, func_name: str |
         _check(read.lifetimes, read.plan)
         fv = function_view(read.lifetimes, read.plan)
         views.append(FunctionView(**{**fv.__dict__, "timelines": tuple(timelines(f, target))}))
-    staging = tuple(StagingBox(s.name, s.offset, s.size) for s in placed_staging(module))
+    staging = placed_staging(module)
     if capacity is None:
         capacity = target.capacity
     return PlanView(source, tuple(views), staging, onchip_size(module), capacity, target.describe())

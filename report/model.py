@@ -20,6 +20,7 @@ from functools import cached_property
 import numpy as np
 
 from memopt.planning import Buffer, Overwrite, Path, Problem, inplace_live_profile
+from memopt.planning.function_plan import Staging
 from memopt.planning.inplace import fold_overwrites
 from memopt.planning.pool import replay
 
@@ -83,15 +84,6 @@ class BranchSpan:
 
 
 @dataclass(frozen=True)
-class StagingBox:
-    """A DMA staging buffer (``alloc0``/``alloc1``, ring): on chip after the arena, live throughout."""
-
-    name: str
-    offset: int
-    size: int
-
-
-@dataclass(frozen=True)
 class TimelineEvent:
     """A busy interval of one lane of a Region's schedule (cycles from the Region's start)."""
 
@@ -132,7 +124,7 @@ class FunctionView:
     mode: str = ""
     branches: tuple[BranchSpan, ...] = ()
     timelines: tuple[RegionTimeline, ...] = ()
-    staging: tuple[StagingBox, ...] = ()
+    staging: tuple[Staging, ...] = ()
     """The function's own DMA staging buffers (upstream IR: views of its arena after the
     planned bytes); memopt's dialect has module-wide ones, in :attr:`PlanView.staging`."""
     onchip_size: int | None = None
@@ -166,7 +158,7 @@ class PlanView:
 
     source: str
     functions: tuple[FunctionView, ...]
-    staging: tuple[StagingBox, ...] = ()
+    staging: tuple[Staging, ...] = ()
     onchip_size: int | None = None
     """Largest arena plus the staging buffers, when ``insert-dma`` placed them."""
     capacity: int | None = None
@@ -297,6 +289,6 @@ def _on(path: Path, chosen: dict[Path, int]) -> bool:
 
 
 __all__ = [
-    "KINDS", "BranchSpan", "FunctionView", "Peak", "PlanView", "RegionTimeline", "StagingBox", "TensorBox",
+    "KINDS", "BranchSpan", "FunctionView", "Peak", "PlanView", "RegionTimeline", "TensorBox",
     "TiledRun", "TimelineEvent", "has_dma", "live_curve", "peak", "pool_series",
 ]

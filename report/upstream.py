@@ -25,12 +25,12 @@ from memopt.planning import Problem, lower_bound
 
 from memopt.planning.latency import Target
 from memopt.dialects.plan_attr_names import STAGING_ATTR
-from memopt.planning.function_plan import Plan
+from memopt.planning.function_plan import Plan, Staging
 from memopt.passes.upstream_lifetime import byte_size, memory_space
 from memopt.passes.upstream_plan_detail import STAGING, branch_spans, buffer_kinds, describe
 from memopt.passes.upstream_plan_io import ArenaPlan, is_planned, read_upstream_plan
 
-from .model import BranchSpan, FunctionView, StagingBox, TensorBox
+from .model import BranchSpan, FunctionView, TensorBox
 from .upstream_timeline import upstream_timelines
 from .validate import Violation, bound_violation, extent_violation, layout_violation, recorded_bound_violation
 
@@ -78,7 +78,7 @@ def _arena_view(f: func.FuncOp, plan: Plan[Operation], arena: ArenaPlan,
     rows = list(zip(arena.problem.buffers, arena.offsets, arena.sites, kinds))
     boxes = tuple(TensorBox(b.id, off, b.size, b.start, b.end, k, b.path, describe(v, k))
                   for b, off, v, k in rows if k != STAGING)
-    staging = tuple(sorted((StagingBox(b.id, off, b.size) for b, off, _, k in rows if k == STAGING),
+    staging = tuple(sorted((Staging(b.id, off, b.size) for b, off, _, k in rows if k == STAGING),
                            key=lambda s: (s.offset, s.name)))
     name = f.sym_name.data if arena.space == 0 else f"{f.sym_name.data} (memory space {arena.space})"
     # every memory space's arena is planned by the same strategy; upstream branches are numbered jointly
