@@ -32,12 +32,14 @@ Heuristics (smaller score = evicted first):
   ``(cost + 1e-3)^p_cost · p_rt^recompute_times / (((memory + free_mem)/1 MiB)^p_mem ·
   (now − last_used + 1e-3)^p_time)`` with ``p_cost = p_mem = p_time = 1``, ``p_rt = 1.0001``;
   ``cost`` is the *neighbour cost*: the tensor's own compute cost plus the compute cost of the
-  union-find component of every evicted neighbour (producer inputs and consumer outputs);
-  evicting merges components, recomputing takes the tensor's cost out of its component.
-  ``free_mem`` (bytes free next to the tensor's block) is 0 statically — the planner packs later —
-  and measured by the eager simulator (:func:`simulate_eager`), which has addresses;
-* ``dtr-eq`` — the DTR paper's ``h_DTR^eq``: the same, but components only ever merge (a
-  recompute does not split them), the paper's cheaper approximation;
+  equivalence class of every evicted neighbour (producer inputs and consumer outputs) —
+  :class:`EvictedClasses`: evicting merges classes, recomputing takes the tensor's cost out of
+  its class without splitting it. ``free_mem`` (bytes free next to the tensor's block) is 0
+  statically — the planner packs later — and measured by the eager simulator
+  (:func:`simulate_eager`), which has addresses;
+* ``dtr-eq`` — the DTR paper's ``h_DTR^eq`` (its simulator's equivalence classes): the same
+  classes, neighbour cost and score, without MegEngine's ``p_rt^recompute_times`` factor, which
+  the paper's score does not have;
 * ``dtr-local`` — own compute cost only (no neighbourhood);
 * ``lru`` — least recently used first; ``largest`` — largest first;
 * ``lookahead`` (default) — what only a compiler can do: Belady's rule weighted by the exact
@@ -296,33 +298,82 @@ def _lowest_score(idx: np.ndarray, lb: np.ndarray, score) -> int:
     return best_t
 
 
-class _DSU:
-    """Union-find over evicted tensors with the summed compute cost per component."""
+class EvictedClasses:
+    """DTR's equivalence classes of evicted tensors (union-find), each with the summed compute
+    cost of the evicted tensors in it — the cost a rule charges for evicting a neighbour of the
+    class. Evicting a tensor makes a node of its own cost and merges it with the classes of its
+    evicted neighbours; recomputing it takes its cost out of its class and detaches it, so a
+    later eviction makes a fresh node again (DTR's simulator). A class is never split when a
+    member is recomputed: its other members stay together (DTR's own approximation). So a
+    class's cost is always the summed cost of its members evicted now — never negative, never a
+    recomputed tensor's cost counted, never a re-evicted one's missed."""
 
-    def __init__(self, n: int):
-        self.parent = list(range(n))
-        self.cost = [0.0] * n
+    def __init__(self, own_cost: Sequence[float]):
+        self.own_cost = own_cost
+        self.node = [-1] * len(own_cost)
+        """Per tensor, its node while evicted (-1: not evicted)."""
+        self.parent: list[int] = []
+        self.cost: list[float] = []
+        self.member: list[int] = []
+        """Per node, the tensor it was made for."""
 
-    @classmethod
-    def of(cls, ops: Sequence[RematOp], producer: list[int]) -> "_DSU":
-        """Singletons, each costing its producer's compute (inputs cost nothing)."""
-        dsu = cls(len(producer))
-        for t, p in enumerate(producer):
-            if p >= 0:
-                dsu.cost[t] = ops[p].cost
-        return dsu
+    def evicted(self, t: int) -> bool:
+        return self.node[t] >= 0
 
     def find(self, x: int) -> int:
-        while self.parent[x] != x:
-            self.parent[x] = self.parent[self.parent[x]]
-            x = self.parent[x]
+        parent = self.parent
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
         return x
 
-    def union(self, a: int, b: int) -> None:
-        ra, rb = self.find(a), self.find(b)
-        if ra != rb:
-            self.parent[rb] = ra
-            self.cost[ra] += self.cost[rb]
+    def root(self, t: int) -> int:
+        """The class of evicted tensor ``t``."""
+        return self.find(self.node[t])
+
+    def evict(self, t: int, neighbours: Sequence[int]) -> None:
+        """``t`` is evicted: a node of its cost, merged with every evicted neighbour's class."""
+        n = len(self.parent)
+        self.parent.append(n)
+        self.cost.append(self.own_cost[t])
+        self.member.append(t)
+        self.node[t] = n
+        for x in neighbours:
+            if self.node[x] >= 0:
+                a, b = self.find(n), self.find(self.node[x])
+                if a != b:
+                    self.parent[b] = a
+                    self.cost[a] += self.cost[b]
+
+    def restore(self, t: int) -> None:
+        """``t`` is computed again: its cost leaves its class (which is not split)."""
+        if self.node[t] >= 0:
+            r = self.find(self.node[t])
+            # float rounding only: the members left cost at least nothing
+            self.cost[r] = max(0.0, self.cost[r] - self.own_cost[t])
+            self.node[t] = -1
+
+    def classes(self) -> dict[int, tuple[float, list[int]]]:
+        """Per class root: its cost and its members evicted now (for checks)."""
+        out: dict[int, tuple[float, list[int]]] = {}
+        for n, t in enumerate(self.member):
+            r = self.find(n)
+            cost, members = out.setdefault(r, (self.cost[r], []))
+            if self.node[t] == n:
+                members.append(t)
+        return out
+
+
+def _recompute_factor(heuristic: str) -> float:
+    """MegEngine's ``p_rt``, the base its score raises to a tensor's recompute count: 1 for the
+    paper's ``h_DTR^eq``, which has no such factor."""
+    return 1.0 if heuristic == "dtr-eq" else 1.0001
+
+
+def _neighbours(ops: Sequence[RematOp], producer: Sequence[int], consumers: Sequence[Sequence[int]],
+                t: int) -> tuple[int, ...]:
+    """DTR's neighbours of ``t``: its producer's inputs, then its readers' outputs."""
+    return (*ops[producer[t]].inputs, *(y for c in consumers[t] for y in ops[c].outputs))
 
 
 @dataclass
@@ -483,7 +534,9 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
     last_used = [0] * n_t
     recompute_times = [0] * n_t
     evicted = [False] * n_t
-    dsu = _DSU.of(ops, producer)
+    own_cost = [ops[p].cost if p >= 0 else 0.0 for p in producer]
+    classes = EvictedClasses(own_cost)
+    rt_base = _recompute_factor(heuristic)
     schedule: list[int] = []
     clone: list[bool] = []
     extra_cost = 0.0
@@ -511,16 +564,18 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
     neighbours: dict[int, tuple[int, ...]] = {}
     """Per tensor asked about, its producer's inputs then its readers' outputs, in that order."""
 
-    def neighbour_cost(t: int) -> float:
-        """DTR's e*: ``t``'s producer's cost and the cost of every evicted component beside it."""
-        near = neighbours.get(t)
-        if near is None:
-            near = neighbours[t] = (*ops[producer[t]].inputs, *(y for c in consumers[t] for y in ops[c].outputs))
-        find = dsu.find
-        roots = {find(x) for x in near if evicted[x]}
-        return ops[producer[t]].cost + sum(dsu.cost[r] for r in roots)
+    def near(t: int) -> tuple[int, ...]:
+        got = neighbours.get(t)
+        if got is None:
+            got = neighbours[t] = _neighbours(ops, producer, consumers, t)
+        return got
 
-    own_cost = [ops[p].cost if p >= 0 else 0.0 for p in producer]
+    def neighbour_cost(t: int) -> float:
+        """DTR's e*: ``t``'s producer's cost and the cost of every evicted class beside it."""
+        root = classes.root
+        roots = {root(x) for x in near(t) if evicted[x]}
+        return own_cost[t] + sum(classes.cost[r] for r in roots)
+
     made_from = [ops[p].inputs if p >= 0 else () for p in producer]
     missing_cost: dict[int, float] = {}
     """Per missing tensor, the cost of computing it again with every missing ancestor it needs;
@@ -652,7 +707,7 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
             cost = ops[producer[t]].cost
         else:
             cost = neighbour_cost(t)
-        return (cost + 1e-3) * (1.0001 ** recompute_times[t]) / ((size / MIB) * stale)
+        return (cost + 1e-3) * (rt_base ** recompute_times[t]) / ((size / MIB) * stale)
 
     # numpy mirrors for the eviction scan (the hot spot: one scan per eviction over every
     # resident tensor). A cheap lower bound of every candidate's score is computed at once —
@@ -736,7 +791,7 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
             if cache:  # a kept value is next needed before nu_np's bound: scored exactly
                 lb[cache_np[idx]] = 0.0
         else:
-            lb = (own_np[idx] + 1e-3) * (1.0001 ** rt_np[idx]) / ((sz / MIB) * (now - last_np[idx] + 1e-3))
+            lb = (own_np[idx] + 1e-3) * (rt_base ** rt_np[idx]) / ((sz / MIB) * (now - last_np[idx] + 1e-3))
         if heuristic in ("largest", "lru", "dtr-local"):
             victim = int(idx[np.lexsort((idx, lb))[0]])
         else:
@@ -749,16 +804,9 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
             cache.discard(victim)
             cache_np[victim] = False
         evicted[victim] = True
+        classes.evict(victim, near(victim))
         mem -= sizes[victim]
         n_evict += 1
-        p = producer[victim]
-        for x in ops[p].inputs:
-            if evicted[x]:
-                dsu.union(victim, x)
-        for c in consumers[victim]:
-            for y in ops[c].outputs:
-                if evicted[y]:
-                    dsu.union(victim, y)
 
     resident_set: set[int] = set(graph.inputs)
 
@@ -810,11 +858,9 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
                 last_np[t] = now
                 if evicted[t]:
                     evicted[t] = False
+                    classes.restore(t)
                     recompute_times[t] += 1
                     rt_np[t] += 1
-                    if heuristic != "dtr-eq":
-                        r = dsu.find(t)
-                        dsu.cost[r] -= ops[k].cost
             if is_clone:
                 extra_cost += op.cost
         finally:
@@ -966,7 +1012,8 @@ def simulate_eager(graph: RematGraph, budget: int, heuristic: str = "dtr", min_s
     last_used = [0] * n_t
     recompute_times = [0] * n_t
     evicted = [False] * n_t
-    dsu = _DSU.of(ops, producer)
+    classes = EvictedClasses([ops[p].cost if p >= 0 else 0.0 for p in producer])
+    rt_base = _recompute_factor(heuristic)
     state = {"now": 0, "evict": 0, "remat": 0, "extra": 0.0, "peak": 0}
     locked: set[int] = set()
 
@@ -998,10 +1045,9 @@ def simulate_eager(graph: RematGraph, budget: int, heuristic: str = "dtr", min_s
         if heuristic == "dtr-local":
             cost = ops[p].cost
         else:
-            roots = {dsu.find(x) for x in ops[p].inputs if evicted[x]}
-            roots |= {dsu.find(y) for c in consumers[t] for y in ops[c].outputs if evicted[y]}
-            cost = ops[p].cost + sum(dsu.cost[r] for r in roots)
-        return (cost + 1e-3) * (1.0001 ** recompute_times[t]) / (
+            roots = {classes.root(x) for x in _neighbours(ops, producer, consumers, t) if evicted[x]}
+            cost = ops[p].cost + sum(classes.cost[r] for r in roots)
+        return (cost + 1e-3) * (rt_base ** recompute_times[t]) / (
             ((sizes[t] + free_around(t)) / MIB) * (now - last_used[t] + 1e-3))
 
     def alloc(t: int, what: str) -> None:
@@ -1018,11 +1064,8 @@ def simulate_eager(graph: RematGraph, budget: int, heuristic: str = "dtr", min_s
             v = min(cands, key=lambda x: (score(x), x))
             del addr[v]
             evicted[v] = True
+            classes.evict(v, _neighbours(ops, producer, consumers, v))
             state["evict"] += 1
-            p = producer[v]
-            for x in ops[p].inputs:
-                if evicted[x]:
-                    dsu.union(v, x)
 
     def run(k: int, is_clone: bool) -> None:
         op = ops[k]
@@ -1053,9 +1096,8 @@ def simulate_eager(graph: RematGraph, budget: int, heuristic: str = "dtr", min_s
             for t in op.outputs:
                 if evicted[t]:
                     evicted[t] = False
+                    classes.restore(t)
                     recompute_times[t] += 1
-                    if heuristic != "dtr-eq":
-                        dsu.cost[dsu.find(t)] -= op.cost
             if is_clone:
                 state["remat"] += 1
                 state["extra"] += op.cost
