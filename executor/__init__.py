@@ -5,9 +5,10 @@ plan by running the function unplanned and in the planned arena and comparing ev
 is produced and read (see :mod:`memopt.executor.check`). ``memopt-run`` is the command line.
 """
 
-from .check import CheckReport, check_function, check_module, digest, run_function
+from .check import CheckReport, check_function, check_module, run_function
 from .interpreter import Execution, Interpreter, Observer, find_function
 from .memory import DMA_LANDINGS, DMA_OFFSET_ATTR, Planned, Unplanned, is_planned, value_name
+from .proof import digest
 
 __all__ = [
     "CheckReport", "DMA_LANDINGS", "DMA_OFFSET_ATTR", "Execution", "Interpreter", "Observer",

@@ -12,18 +12,19 @@ makes the comparison both sound and sharp:
   *clobbered* tensor is named (not some consumer downstream of it).
 
 The first difference is a located :class:`MemoptError`:
-``tensor '%x' differs between planned and unplanned execution``.
+``tensor '%x' differs between planned and unplanned execution``. What is compared — the
+sequence of productions, the digests, the results — is :mod:`.proof`'s, shared with the upstream
+executor (:mod:`.memref_exec`).
 """
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import SSAValue
+from xdsl.ir import Operation, SSAValue
 
 from memopt.diagnostics import MemoptError, locate
 from memopt.dialects.errors import value_location_op
@@ -33,11 +34,8 @@ from memopt.dialects.walk import walk
 
 from .interpreter import Execution, Interpreter, Observer, find_function
 from .memory import DMA_LANDINGS, Planned, Unplanned, ValueNames, is_planned
+from .proof import Mismatch, Productions, digest, first_difference, result_bytes
 from .resources import Limits, check_resources
-
-
-def digest(data: np.ndarray) -> bytes:
-    return hashlib.blake2b(memoryview(np.ascontiguousarray(data)), digest_size=16).digest()
 
 
 def differs(value: SSAValue, names: ValueNames, detail: str = "") -> MemoptError:
@@ -47,35 +45,42 @@ def differs(value: SSAValue, names: ValueNames, detail: str = "") -> MemoptError
 
 
 class Recorder(Observer):
-    """Reference run: the digest of every value, in production order."""
+    """Reference run: the productions (each value and the digest of its bytes), in order."""
 
     def __init__(self) -> None:
-        self.events: list[tuple[SSAValue, bytes]] = []
+        self.productions = Productions()
+        self.values: list[SSAValue] = []
 
-    def on_produce(self, value, data):
-        self.events.append((value, digest(data)))
+    def on_produce(self, value: SSAValue, data: np.ndarray) -> None:
+        self.values.append(value)
+        self.productions.add(value, digest(data))
 
 
 class Checker(Observer):
     """Planned run: every production must match the reference, every read the production."""
 
-    def __init__(self, reference: list[tuple[SSAValue, bytes]], names: ValueNames) -> None:
+    def __init__(self, reference: Recorder, names: ValueNames) -> None:
         self.reference = reference
+        self.productions = Productions(reference.productions)
         self.names = names
-        self.position = 0
         self.current: dict[SSAValue, bytes] = {}
         self.reads = 0
 
-    def on_produce(self, value, data):
-        if self.position >= len(self.reference) or self.reference[self.position][0] is not value:
-            raise differs(value, self.names, " (execution took a different path)")
+    def on_produce(self, value: SSAValue, data: np.ndarray) -> None:
         d = digest(data)
-        if d != self.reference[self.position][1]:
+        found = self.productions.add(value, d)
+        if found is Mismatch.PATH:
+            raise differs(value, self.names, " (execution took a different path)")
+        if found is Mismatch.VALUE:
             raise differs(value, self.names)
-        self.position += 1
         self.current[value] = d
 
-    def on_read(self, value, data, user):
+    def missing(self) -> SSAValue | None:
+        """The first value the reference produced and this run did not (None: it produced all)."""
+        n = len(self.productions)
+        return None if self.productions.complete() else self.reference.values[n]
+
+    def on_read(self, value: SSAValue, data: np.ndarray, user: Operation) -> None:
         self.reads += 1
         if digest(data) != self.current.get(value):
             loc = locate(user)
@@ -163,7 +168,7 @@ def check_function(
         ref_interp = Interpreter(module, Unplanned(), rec, seed, forced)
         ref = ref_interp.run(f)
         if not forced:
-            results = tuple(o.tobytes() for o in ref.outputs)
+            results = tuple(result_bytes(ref.outputs))
         pinned = {op: ref_interp.taken[op] for op in ref_interp.reached}  # first choice of each
         path = tuple((id(op), pinned[op]) for op in ref_interp.reached)
         if path in proven:
@@ -171,22 +176,22 @@ def check_function(
         for landing in dma_landings:
             memory = Planned(f, module, landing)
             arena = memory.arena_size
-            checker = Checker(rec.events, names)
+            checker = Checker(rec, names)
             # Same forcing as the reference; unforced ifs follow their conditions, which see
             # the same data when the plan is right (an if in a loop may go both ways).
             got = Interpreter(module, memory, checker, seed, forced).run(f)
-            if checker.position != len(rec.events):
-                missing = rec.events[checker.position][0]
+            missing = checker.missing()
+            if missing is not None:
                 raise differs(missing, names, " (execution took a different path)")
-            ret = f.body.blocks[0].last_op
-            for k, (a, b) in enumerate(zip(ref.outputs, got.outputs)):
-                if a.tobytes() != b.tobytes():
-                    assert ret is not None
-                    raise differs(ret.operands[k], names, f" (function result #{k})")
+            k = first_difference(result_bytes(ref.outputs), result_bytes(got.outputs))
+            if k is not None:
+                ret = f.body.blocks[0].last_op
+                assert ret is not None
+                raise differs(ret.operands[k], names, f" (function result #{k})")
             path_reads = checker.reads
         reads += path_reads
         proven.add(path)
-        values += len(rec.events)
+        values += len(rec.values)
         outputs = len(ref.outputs)
         # Flip each if this run chose freely, keeping the choices made before it.
         for op in ref_interp.reached:
@@ -216,4 +221,4 @@ def check_module(
             for f in funcs]
 
 
-__all__ = ["CheckReport", "check_function", "check_module", "count_paths", "digest", "run_function"]
+__all__ = ["CheckReport", "check_function", "check_module", "count_paths", "run_function"]

@@ -143,12 +143,4 @@ def located(e: Exception, op: Operation) -> MemoptError:
     return MemoptError(f"cannot execute '{op.name}': {detail}", op)
 
 
-def result_digest(values: list) -> list[bytes]:
-    """What a run's results are compared by: bytes of each returned value."""
-    out = []
-    for v in values:
-        out.append(np.ascontiguousarray(v.array()).tobytes() if isinstance(v, Ref) else np.asarray(v).tobytes())
-    return out
-
-
-__all__ = ["arguments", "result_digest", "run_function"]
+__all__ = ["arguments", "run_function"]

@@ -34,9 +34,10 @@ from memopt.dialects.upstream_attrs import is_memref_function  # noqa: F401 - re
 # Program is built here, so importing them here, once, is what makes the table complete.
 from . import memref_affine, memref_control, memref_dma, memref_linalg, memref_ops  # noqa: F401
 from .memref_arena import is_arena_arg, is_arena_view
-from .memref_entry import result_digest, run_function
+from .memref_entry import run_function
 from .memref_machine import Machine
 from .memref_program import Program
+from .proof import first_difference, result_bytes
 from .resources import Limits
 
 
@@ -70,14 +71,13 @@ def run_pair(program: Program, f: func.FuncOp, seed: int, limits: Limits, shapes
     planned = Machine(program, planned=True, seed=seed, limits=limits, shapes=shapes, branches=branches,
                       expected=ref.log, choices=ref.choices)
     got = run_function(planned, f)
-    if len(planned.log) != len(ref.log):
+    if not planned.log.complete():
         raise MemoptError(f"planned execution of @{f.sym_name.data} stopped after {len(planned.log)} of the "
                           f"{len(ref.log)} writes of unplanned execution", f)
-    ret = f.body.blocks.last.last_op
-    for k, (a, b) in enumerate(zip(result_digest(expected), result_digest(got))):
-        if a != b:
-            raise MemoptError(f"result #{k} of @{f.sym_name.data} differs between planned and unplanned "
-                              "execution", ret)
+    k = first_difference(result_bytes(expected), result_bytes(got))
+    if k is not None:
+        raise MemoptError(f"result #{k} of @{f.sym_name.data} differs between planned and unplanned "
+                          "execution", f.body.blocks.last.last_op)
     return len(ref.log), planned.reads
 
 

@@ -10,9 +10,10 @@ storage allocated, and the two records the proof is made of:
   the buffer that overwrote it); a byte never stamped was never written (its value is undefined).
   An op's reads are checked again after its writes: an op whose output overlaps an input it is
   still reading clobbers it too.
-* **the sequence of writes** — a digest per write, in order. The unplanned run records it;
-  the planned run must reproduce it exactly (same ops, same values): planned and unplanned
-  execution compute identical values.
+* **the sequence of writes** — a digest per write, in order (:class:`.proof.Productions`, the
+  same record the memopt-dialect checker keeps). The unplanned run records it; the planned run
+  must reproduce it exactly (same ops, same values): planned and unplanned execution compute
+  identical values.
 
 Limits: every op executed counts against ``max_ops`` (a loop counts its trips times its body,
 refused before it starts when that is already known to be too many), every allocation against
@@ -21,9 +22,6 @@ refused before it starts when that is already known to be too many), every alloc
 
 from __future__ import annotations
 
-import hashlib
-from array import array
-
 import numpy as np
 from xdsl.ir import Operation
 
@@ -31,6 +29,7 @@ from memopt.diagnostics import MemoptError, locate
 
 from .memref_program import Code, Program
 from .memref_values import Ref, Storage
+from .proof import Productions, digest
 from .resources import Limits
 
 
@@ -38,13 +37,13 @@ class Machine:
     """One run of a function: values, storage, the write log, limits."""
 
     def __init__(self, program: Program, *, planned: bool, seed: int = 0, limits: Limits = Limits(),
-                 shapes: dict | None = None, branches: bool | None = None, expected: array | None = None,
+                 shapes: dict | None = None, branches: bool | None = None, expected: Productions | None = None,
                  choices: list[bool] | None = None):
         self.program, self.planned, self.seed, self.limits = program, planned, seed, limits
         self.shapes = shapes or {}
         self.branches = branches  # force every if's branch (None: its condition decides)
         self.expected = expected  # the unplanned run's write log, to match
-        self.log = array("q")
+        self.log = Productions(expected)
         self.choices: list[bool] = []  # decisions the unplanned run made, which the planned run replays
         self.replay = iter(choices or ())
         self.ops = self.reads = self.live = self.kernels = 0
@@ -156,18 +155,13 @@ class Machine:
         if sh is not None:
             sh[...] = ref.owner
         self.last_writer[ref.owner] = op
-        data = np.ascontiguousarray(arr).reshape(-1).view(np.uint8)
-        self.record(op, k, hashlib.blake2b(data, digest_size=16).digest(), ref)
+        self.record(op, k, digest(arr), ref)
 
     def record(self, op: Operation, k: int, data, ref: Ref | None) -> None:
         """Log one write; in planned execution, it must be the unplanned run's write at this place."""
-        h = hash((id(op), k, data))
-        if self.expected is not None:
-            n = len(self.log)
-            if n >= len(self.expected) or self.expected[n] != h:
-                name = f"buffer '{ref.name}'" if ref is not None else "a value"
-                raise MemoptError(f"{name} differs between planned and unplanned execution", op)
-        self.log.append(h)
+        if self.log.add((id(op), k), data) is not None:
+            name = f"buffer '{ref.name}'" if ref is not None else "a value"
+            raise MemoptError(f"{name} differs between planned and unplanned execution", op)
 
     # ------------------------------------------------------------------ running blocks
     def count(self, n: int, op: Operation | None) -> None:

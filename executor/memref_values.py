@@ -221,6 +221,10 @@ class Ref:
             raise Unsupported(f"buffer '{self.name}' is a view outside its storage")
         return self.arr
 
+    def tobytes(self) -> bytes:
+        """The elements' stored bytes in row-major order (what runs' results are compared by)."""
+        return np.ascontiguousarray(self.array()).tobytes()
+
     def shadow(self) -> np.ndarray | None:
         return self.sh
 

@@ -42,6 +42,7 @@ from memopt.dialects.walk import walk
 from memopt.executor import check_module, digest, find_function, run_function
 from memopt.executor.data import tensor_info, typed
 from memopt.executor.memref_values import Ref
+from memopt.executor.proof import result_bytes
 from memopt.executor.resources import DEFAULT_MAX_BYTES, DEFAULT_MAX_OPS, Limits
 from memopt.tools.source import located, parse_source
 
@@ -170,7 +171,7 @@ def _format_value(head: str, v) -> str:
     more = ", ..." if flat.size > 16 else ""
     kind = f"memref<{'x'.join(map(str, v.sizes))}{'x' if v.sizes else ''}{v.elem.name}>" if isinstance(v, Ref) \
         else str(data.dtype)
-    return f"{head} : {kind} = [{shown}{more}] digest={digest(np.ascontiguousarray(data)).hex()[:16]}"
+    return f"{head} : {kind} = [{shown}{more}] digest={digest(data).hex()[:16]}"
 
 
 def _run(argv: Sequence[str], state: dict) -> int:
@@ -218,7 +219,6 @@ def _results(module, name: str | None, seed: int, limits, shapes=None, known=Non
     funcs = _memref_functions(module, name)
     if funcs:
         from memopt.executor.memref_arena import is_arena_arg  # upstream only (module docstring)
-        from memopt.executor.memref_entry import result_digest
         from memopt.executor.memref_exec import run_memref_function
 
         f = next((g for g in funcs if g.sym_name.data == "main"), funcs[0]) if name is None else funcs[0]
@@ -226,12 +226,12 @@ def _results(module, name: str | None, seed: int, limits, shapes=None, known=Non
         args = [a for a in f.body.blocks.first.args if not is_arena_arg(a)]
         labels = [f"result #{k} ({t})" for k, t in enumerate(f.function_type.outputs.data)]
         labels += [f"argument #{a.index} ({a.type}) after the run" for a in args]
-        values = list(zip(labels, result_digest([*results, *params])))
+        values = list(zip(labels, result_bytes([*results, *params])))
         return _Outcome(f.sym_name.data, "upstream memref IR", [str(a.type) for a in args], values)
     f = find_function(module, name)
     done = (known or {}).get(f.sym_name.data)
     if done is None:
-        done = tuple(d.tobytes() for d in run_function(module, f, planned=False, seed=seed, limits=limits).outputs)
+        done = tuple(result_bytes(run_function(module, f, planned=False, seed=seed, limits=limits).outputs))
     values = [(f"result #{k} ({t})", d) for k, (t, d) in enumerate(zip(f.function_type.outputs.data, done))]
     signature = [str(t) for t in f.function_type.inputs.data]
     return _Outcome(f.sym_name.data, "the memopt dialect", signature, values)
