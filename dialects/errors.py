@@ -1,7 +1,7 @@
 """MemoptError, the error of IR-facing code located at an op, and the table that locates ops.
 
 xDSL 0.74 does not attach source locations to parsed operations: the parser of
-:mod:`memopt.diagnostics` records the (line, col) of every operation it parses here, passes copy
+:mod:`.located_parser` records the (line, col) of every operation it parses here, passes copy
 them to the ops they create, and :func:`locate` looks an operation (or its nearest located
 ancestor) up. Passes report errors with ``raise MemoptError("message", op)``; the tools print
 ``PROG: error: FILE:LINE:COL: message`` at the op's location.
