@@ -168,6 +168,21 @@ class _Model:
         from ortools.sat.python import cp_model
 
         self.graph = graph
+        self._stages(budget, min_size)
+        self.m = cp_model.CpModel()
+        self._variables()
+        self._data_rules()
+        self._memory_rules(cp_model)
+        self.cost_int, self.cost_unit = _integral([op.cost for op in graph.ops])
+        keys = list(self.R)
+        self.m.minimize(cp_model.LinearExpr.weighted_sum([self.R[key] for key in keys],
+                                                         [self.cost_int[i] for _, i in keys]))
+
+    def _stages(self, budget: int, min_size: int) -> None:
+        """What the variables range over: bytes in units of their gcd, the positive reads and
+        writes of each op, per tensor the stages it may be kept in (``lo`` to ``need``; forced up
+        to ``fhi``), per stage the ops that may run in it (``act``)."""
+        graph = self.graph
         ops, sizes = graph.ops, graph.sizes
         n = self.n = len(ops)
         producer = self.producer = graph.producers()
@@ -181,7 +196,7 @@ class _Model:
         g = reduce(math.gcd, [*(s for s in sizes if s > 0), *(op.extra for op in ops if op.extra > 0)], 0) or 1
         self.unit = g
         self.cap = budget // g
-        size = self.size = [s // g for s in sizes]
+        self.size = [s // g for s in sizes]
         pos_in = self.pos_in = [[y for y in dict.fromkeys(op.inputs) if sizes[y] > 0] for op in ops]
         pos_out = self.pos_out = [[y for y in dict.fromkeys(op.outputs) if sizes[y] > 0] for op in ops]
         readers: list[list[int]] = [[] for _ in sizes]
@@ -222,10 +237,13 @@ class _Model:
         self.act = act
         self.act_set = [set(a) for a in act]
 
-        m = self.m = cp_model.CpModel()
+    def _variables(self) -> None:
+        """``R`` (clones) per stage and active op, ``S`` (kept) per stage and tensor where not
+        forced; ``alive``: the tensors that may be resident in each stage."""
+        m, n, sizes = self.m, self.n, self.graph.sizes
         self.R: dict[tuple[int, int], object] = {}
         for t in range(n + 1):
-            for i in act[t]:
+            for i in self.act[t]:
                 if i != t:
                     self.R[t, i] = m.new_bool_var(f"R{t}_{i}")
         self.S: dict[tuple[int, int], object] = {}
@@ -233,34 +251,39 @@ class _Model:
         for y in range(len(sizes)):
             if sizes[y] == 0:
                 continue
-            for t in range(self.lo[y], need[y] + 1):
+            for t in range(self.lo[y], self.need[y] + 1):
                 alive[t].append(y)
                 if t > self.fhi[y]:
                     self.S[t, y] = m.new_bool_var(f"S{t}_{y}")
         self.alive = alive
-        r, s = self.r, self.s
 
-        def clause(lits) -> None:
-            """OR of literals (constants 0/1 allowed)."""
-            out = []
-            for x in lits:
-                if isinstance(x, int):
-                    if x:
-                        return
-                else:
-                    out.append(x)
-            m.add_bool_or(out)  # empty: infeasible
+    def _clause(self, lits) -> None:
+        """OR of literals (constants 0/1 allowed)."""
+        out = []
+        for x in lits:
+            if isinstance(x, int):
+                if x:
+                    return
+            else:
+                out.append(x)
+        self.m.add_bool_or(out)  # empty: infeasible
 
-        def neg(x):
-            return 1 - x if isinstance(x, int) else x.negated()
+    @staticmethod
+    def _neg(x):
+        return 1 - x if isinstance(x, int) else x.negated()
 
+    def _data_rules(self) -> None:
+        """Every read has its value, results are resident at the end, a value is kept only while
+        of use, every clone is read."""
+        m, n, r, s, clause = self.m, self.n, self.r, self.s, self._clause
+        producer, readers, sizes = self.producer, self.readers, self.graph.sizes
         # every read has its value: computed earlier in the stage or kept into it
         for t in range(n + 1):
-            for j in act[t]:
-                for y in pos_in[j]:
+            for j in self.act[t]:
+                for y in self.pos_in[j]:
                     p = producer[y]
-                    clause([neg(r(t, j)), s(t, y)] + ([r(t, p)] if p >= 0 else []))
-        for y in outputs:  # results resident at the end
+                    clause([self._neg(r(t, j)), s(t, y)] + ([r(t, p)] if p >= 0 else []))
+        for y in self.outputs:  # results resident at the end
             if sizes[y] > 0:
                 p = producer[y]
                 clause([s(n, y)] + ([r(n, p)] if p >= 0 else []))
@@ -276,76 +299,83 @@ class _Model:
                 m.add_bool_or([nv, self.R[t, p].negated()])
         for (t, i), v in self.R.items():  # a clone is read (in its stage or later)
             lits = [v.negated()]
-            for y in pos_out[i]:
-                if droppable[y]:
+            for y in self.pos_out[i]:
+                if self.droppable[y]:
                     lits.append(s(t + 1, y))
                     lits += [r(t, j) for j in readers[y] if j > i and j in self.act_set[t]]
             clause(lits)
 
-        # memory: the running bytes per stage position
+    def _memory_rules(self, cp_model) -> None:
+        """The running bytes per stage position within the budget (``U``, ``FREE``)."""
         self.U: dict[tuple[int, int], object] = {}
         self.FREE: dict[tuple[int, int, int], object] = {}
-        cap = self.cap
-        for t in range(n + 1):
-            if not act[t]:
+        for t in range(self.n + 1):
+            if self.act[t]:
+                frees = self._stage_memory(cp_model, t)
+                self._freed_once(cp_model, t, frees)
+
+    def _stage_memory(self, cp_model, t: int) -> dict[int, list]:
+        """Stage ``t``'s running bytes after each of its ops; the ``FREE`` variables of each
+        tensor in the stage."""
+        m, r, s, size, cap = self.m, self.r, self.s, self.size, self.cap
+        ops = self.graph.ops
+        frees: dict[int, list] = {}
+        kept = [(y, s(t, y)) for y in self.alive[t]]
+        base = sum(size[y] for y, v in kept if isinstance(v, int) and v)
+        terms = [v for y, v in kept if not isinstance(v, int)]
+        coefs = [size[y] for y, v in kept if not isinstance(v, int)]
+        for k in self.act[t]:
+            rk = r(t, k)
+            out_k = sum(size[y] for y in self.pos_out[k])
+            u = m.new_int_var(0, cap, f"U{t}_{k}")
+            self.U[t, k] = u
+            if isinstance(rk, int):
+                base += out_k * rk
+            elif out_k:
+                terms.append(rk)
+                coefs.append(out_k)
+            m.add(u == cp_model.LinearExpr.weighted_sum(terms, coefs) + base)
+            if ops[k].extra:
+                ex = -(-ops[k].extra // self.unit)
+                m.add(u + ex * rk <= cap)
+            terms, coefs, base = [u], [1], 0
+            for y in dict.fromkeys(self.pos_in[k] + self.pos_out[k]):
+                conds = [self._neg(rk), s(t + 1, y)]
+                conds += [r(t, j) for j in self.readers[y] if j > k and j in self.act_set[t]]
+                if any(isinstance(c, int) and c for c in conds):
+                    continue  # never freed here
+                f = m.new_bool_var(f"F{t}_{y}_{k}")
+                m.add_bool_and([c.negated() for c in conds if not isinstance(c, int)]).only_enforce_if(f)
+                self.FREE[t, y, k] = f
+                frees.setdefault(y, []).append(f)
+                terms.append(f)
+                coefs.append(-size[y])
+        return frees
+
+    def _freed_once(self, cp_model, t: int, frees: dict[int, list]) -> None:
+        """A value present in stage ``t`` (kept into it or computed in it) is either kept into
+        the next stage or freed exactly once: implied by the rules above, but it ties the frees
+        to the presence in the LP relaxation (which otherwise frees a value at several places at
+        once, fractionally)."""
+        m, r, s, producer = self.m, self.r, self.s, self.producer
+        present = dict.fromkeys(self.alive[t])
+        for k in self.act[t]:
+            present.update(dict.fromkeys(self.pos_out[k]))
+        for y in present:
+            p = producer[y]
+            rp = r(t, p) if p >= 0 else 0
+            if not isinstance(rp, int) and t <= self.fhi[y]:
+                continue  # kept by force and recomputed: two values at once
+            lhs = [*frees.get(y, ()), s(t + 1, y)]
+            rhs = [s(t, y), rp]
+            const = sum(x for x in rhs if isinstance(x, int)) - sum(x for x in lhs if isinstance(x, int))
+            lv = [x for x in lhs if not isinstance(x, int)]
+            rv = [x for x in rhs if not isinstance(x, int)]
+            if not lv and not rv:
+                if const:
+                    m.add_bool_or([])  # cannot happen in a consistent model
                 continue
-            frees: dict[int, list] = {}
-            kept = [(y, s(t, y)) for y in alive[t]]
-            base = sum(size[y] for y, v in kept if isinstance(v, int) and v)
-            terms = [v for y, v in kept if not isinstance(v, int)]
-            coefs = [size[y] for y, v in kept if not isinstance(v, int)]
-            for k in act[t]:
-                rk = r(t, k)
-                out_k = sum(size[y] for y in pos_out[k])
-                u = m.new_int_var(0, cap, f"U{t}_{k}")
-                self.U[t, k] = u
-                if isinstance(rk, int):
-                    base += out_k * rk
-                elif out_k:
-                    terms.append(rk)
-                    coefs.append(out_k)
-                m.add(u == cp_model.LinearExpr.weighted_sum(terms, coefs) + base)
-                if ops[k].extra:
-                    ex = -(-ops[k].extra // g)
-                    m.add(u + ex * rk <= cap)
-                terms, coefs, base = [u], [1], 0
-                for y in dict.fromkeys(pos_in[k] + pos_out[k]):
-                    conds = [neg(rk), s(t + 1, y)]
-                    conds += [r(t, j) for j in readers[y] if j > k and j in self.act_set[t]]
-                    if any(isinstance(c, int) and c for c in conds):
-                        continue  # never freed here
-                    f = m.new_bool_var(f"F{t}_{y}_{k}")
-                    m.add_bool_and([c.negated() for c in conds if not isinstance(c, int)]).only_enforce_if(f)
-                    self.FREE[t, y, k] = f
-                    frees.setdefault(y, []).append(f)
-                    terms.append(f)
-                    coefs.append(-size[y])
-            # a value present in the stage (kept into it or computed in it) is either kept into
-            # the next stage or freed exactly once: implied by the rules above, but it ties the
-            # frees to the presence in the LP relaxation (which otherwise frees a value at
-            # several places at once, fractionally)
-            present = dict.fromkeys(alive[t])
-            for k in act[t]:
-                present.update(dict.fromkeys(pos_out[k]))
-            for y in present:
-                p = producer[y]
-                rp = r(t, p) if p >= 0 else 0
-                if not isinstance(rp, int) and t <= self.fhi[y]:
-                    continue  # kept by force and recomputed: two values at once
-                lhs = [*frees.get(y, ()), s(t + 1, y)]
-                rhs = [s(t, y), rp]
-                const = sum(x for x in rhs if isinstance(x, int)) - sum(x for x in lhs if isinstance(x, int))
-                lv = [x for x in lhs if not isinstance(x, int)]
-                rv = [x for x in rhs if not isinstance(x, int)]
-                if not lv and not rv:
-                    if const:
-                        m.add_bool_or([])  # cannot happen in a consistent model
-                    continue
-                m.add(cp_model.LinearExpr.weighted_sum(lv + rv, [1] * len(lv) + [-1] * len(rv)) == const)
-        self.cost_int, self.cost_unit = _integral([op.cost for op in ops])
-        keys = list(self.R)
-        m.minimize(cp_model.LinearExpr.weighted_sum([self.R[key] for key in keys],
-                                                    [self.cost_int[i] for _, i in keys]))
+            m.add(cp_model.LinearExpr.weighted_sum(lv + rv, [1] * len(lv) + [-1] * len(rv)) == const)
 
     def r(self, t: int, i: int):
         if i == t:
