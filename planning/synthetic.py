@@ -380,142 +380,188 @@ def _transformer_model(d: _Uniforms) -> dict:
 def _trace(d: _Uniforms, blocks: int, aux: int, m: dict) -> tuple[list[int], list[int], list[int]]:
     """One training step of ``blocks`` blocks of model ``m`` with ``aux`` small tensors per op:
     the sizes, starts and ends of its buffers (see :func:`training_like`)."""
-    S: list[int] = []
-    A: list[int] = []
-    E: list[int] = []
+    step = _Step(d, m)
+    persistent = [step.new(d.pick(m["big"]) if d.u() < 0.3 else d.pick(m["small"]), 0) for _ in range(d.int(2, 17))]
+    near = [step.new(d.pick(m["small"]), d.int(1, 20)) for _ in range(d.int(2, 8))]
+    ops = step.forward(blocks, aux)
+    step.loss_and_head()
+    tb, grads, held = step.backward(ops, aux)
+    step.release_saved(ops, tb)
+    step.optimizer(grads, held)
+    end = step.t + step.span + 5
+    for i in persistent:
+        step.E[i] = end
+    for i in near:
+        step.E[i] = end - d.int(1, 60)
+    return step.S, step.A, step.E
 
-    def new(size: int, start: int, end: int = -1) -> int:
-        S.append(max(1, int(size)))
-        A.append(start)
-        E.append(end)
-        return len(S) - 1
 
-    small = m["small"]
-    persistent = [new(d.pick(m["big"]) if d.u() < 0.3 else d.pick(small), 0) for _ in range(d.int(2, 17))]
-    near = [new(d.pick(small), d.int(1, 20)) for _ in range(d.int(2, 8))]
-    t, prev, saved_bytes = 1, m["big"][0], 0
-    ops = []  # (input size, op, its saved buffers as (scrambled, index), block)
-    for b in range(blocks):  # forward: one step per op
-        for op in m["block"]((b + 0.5) / blocks):
-            saved = []
-            if "heads" in op:  # per-head tensors, one head group per step
-                groups, big, sm = op["heads"]
-                for _ in range(groups):
-                    saved += [(True, new(sm, t)), (True, new(big, t))]
-                    t += 1
-            if d.u() < m["p_save"]:
-                saved.append((False, new(op["out"], t)))
-            else:
-                new(op["out"], t, t + d.int(2, 5))
-            count, size = op.get("stats", (0, 0))
-            saved += [(False, new(size, t)) for _ in range(count)]
-            count, size = op.get("tmp", (0, 0))
-            end = t + d.int(2, 5)
-            for _ in range(count):
-                new(size, t, end)
-            for size in op.get("ws", ()):
-                if d.u() < m["p_fws"]:
-                    new(size, t, t + d.int(1, m["fws_len"]))
-            t += 1
-            for _ in range(aux):  # small elementwise ops: masks, casts, scalars
-                if d.u() < 0.5:
-                    saved.append((False, new(d.pick(small), t)))
+class _Step:
+    """The buffers of one training step as :func:`_trace` schedules them, phase by phase: the
+    sizes ``S``, starts ``A`` and ends ``E`` (-1: not yet known), the current step ``t``. Every
+    phase draws from ``d`` in a fixed order, so a seed gives one trace."""
+
+    def __init__(self, d: _Uniforms, m: dict) -> None:
+        self.d, self.m = d, m
+        self.S: list[int] = []
+        self.A: list[int] = []
+        self.E: list[int] = []
+        self.t = 1
+        self.saved_bytes = 0
+        self.span = 0
+
+    def new(self, size: int, start: int, end: int = -1) -> int:
+        self.S.append(max(1, int(size)))
+        self.A.append(start)
+        self.E.append(end)
+        return len(self.S) - 1
+
+    def forward(self, blocks: int, aux: int) -> list:
+        """One step per op; its ops as (input size, op, its saved buffers as (scrambled, index), block)."""
+        d, m, new, small = self.d, self.m, self.new, self.m["small"]
+        prev = m["big"][0]
+        ops = []
+        for b in range(blocks):
+            for op in m["block"]((b + 0.5) / blocks):
+                saved = []
+                if "heads" in op:  # per-head tensors, one head group per step
+                    groups, big, sm = op["heads"]
+                    for _ in range(groups):
+                        saved += [(True, new(sm, self.t)), (True, new(big, self.t))]
+                        self.t += 1
+                t = self.t
+                if d.u() < m["p_save"]:
+                    saved.append((False, new(op["out"], t)))
                 else:
-                    new(d.pick(small), t, t + d.int(1, 4))
-                if d.u() < 0.3:
-                    t += 1
-            saved_bytes += sum(S[i] for _, i in saved)
-            ops.append((prev, op, saved, b))
-            prev = op["out"]
-    for _ in range(d.int(3, 8)):  # the loss
-        new(d.pick(small), t, t + d.int(1, 4))
-        t += 1
-    for _ in range(d.int(12, 30)):  # the head and the loss's backward: large short-lived tensors
-        new(d.pick(m["head"]), t, t + d.int(2, 8))
-        if d.u() < 0.5:
-            new(d.pick(small), t, t + d.int(1, 4))
-        t += 1
-    tb = [0] * len(ops)  # each op's backward step
-    grads: list[int] = []  # weight gradients, held until a bucket flush or the optimizer
-    held: list[int] = []  # what the optimizer consumes
-    flush = sum(op.get("w", 0) for _, op, _, _ in ops) / m["buckets"] if m["buckets"] else float("inf")
-    acc, skip, dx, kept = 0.0, -1, -1, []
-    for k in range(len(ops) - 1, -1, -1):  # backward: several steps per op
-        insz, op, saved, b = ops[k]
-        tb[k] = t
-        if dx >= 0:
-            E[dx] = t + d.int(1, 3)
-        dx = new(insz, t)  # dX, consumed by the previous op's backward
-        if op.get("skip"):
-            if skip >= 0:
-                E[skip] = t + d.int(1, 3)
-            skip = new(op["out"], t)  # the residual branch's gradient, held across the block
-        if op.get("held"):
-            kept.append(new(op["held"], t))  # held until the next bucket flush or the end of the backward
-        t += 1
+                    new(op["out"], t, t + d.int(2, 5))
+                count, size = op.get("stats", (0, 0))
+                saved += [(False, new(size, t)) for _ in range(count)]
+                count, size = op.get("tmp", (0, 0))
+                end = t + d.int(2, 5)
+                for _ in range(count):
+                    new(size, t, end)
+                for size in op.get("ws", ()):
+                    if d.u() < m["p_fws"]:
+                        new(size, t, t + d.int(1, m["fws_len"]))
+                self.t += 1
+                for _ in range(aux):  # small elementwise ops: masks, casts, scalars
+                    if d.u() < 0.5:
+                        saved.append((False, new(d.pick(small), self.t)))
+                    else:
+                        new(d.pick(small), self.t, self.t + d.int(1, 4))
+                    if d.u() < 0.3:
+                        self.t += 1
+                self.saved_bytes += sum(self.S[i] for _, i in saved)
+                ops.append((prev, op, saved, b))
+                prev = op["out"]
+        return ops
+
+    def loss_and_head(self) -> None:
+        """The loss, then the head and the loss's backward: large short-lived tensors."""
+        d, new, small = self.d, self.new, self.m["small"]
+        for _ in range(d.int(3, 8)):
+            new(d.pick(small), self.t, self.t + d.int(1, 4))
+            self.t += 1
+        for _ in range(d.int(12, 30)):
+            new(d.pick(self.m["head"]), self.t, self.t + d.int(2, 8))
+            if d.u() < 0.5:
+                new(d.pick(small), self.t, self.t + d.int(1, 4))
+            self.t += 1
+
+    def backward(self, ops: list, aux: int) -> tuple[list[int], list[int], list[int]]:
+        """Several steps per op, last op first; each op's backward step, the weight gradients
+        not yet flushed and those a bucket flush moved (what the optimizer consumes)."""
+        d, m, E, new = self.d, self.m, self.E, self.new
+        tb = [0] * len(ops)
+        grads: list[int] = []  # weight gradients, held until a bucket flush or the optimizer
+        held: list[int] = []  # what the optimizer consumes
+        flush = sum(op.get("w", 0) for _, op, _, _ in ops) / m["buckets"] if m["buckets"] else float("inf")
+        acc, skip, dx, kept = 0.0, -1, -1, []
+        for k in range(len(ops) - 1, -1, -1):
+            insz, op, saved, b = ops[k]
+            t = tb[k] = self.t
+            if dx >= 0:
+                E[dx] = t + d.int(1, 3)
+            dx = new(insz, t)  # dX, consumed by the previous op's backward
+            if op.get("skip"):
+                if skip >= 0:
+                    E[skip] = t + d.int(1, 3)
+                skip = new(op["out"], t)  # the residual branch's gradient, held across the block
+            if op.get("held"):
+                kept.append(new(op["held"], t))  # held until the next bucket flush or the end of the backward
+            self.t += 1
+            self._weight_steps(op)
+            if op.get("g"):
+                grads += [new(size, self.t) for size in op["g"]]
+                self.t += 1
+            if op.get("w"):
+                grads.append(new(op["w"], self.t))
+                acc += op["w"]
+                new(d.pick(m["small"]), self.t + 1, self.t + d.int(2, 4))
+                self.t += 2
+            if acc >= flush and k > 0:  # bucket flush: the gradients move to the all-reduce's buffers
+                for i in kept:
+                    E[i] = self.t + d.int(1, 3)
+                for g in grads:
+                    E[g] = self.t + 1
+                    held.append(new(self.S[g], self.t + 1))
+                kept, grads, acc = [], [], 0.0
+                self.t += 2
+            for _ in range(d.int(0, 3) + aux):
+                new(d.pick(m["small"]), self.t, self.t + d.int(1, 4))
+                if d.u() < 0.5:
+                    self.t += 1
+        E[dx] = self.t + 1
+        for i in kept:
+            E[i] = self.t + d.int(1, 3)
+        if skip >= 0:
+            E[skip] = self.t + 1
+        return tb, grads, held
+
+    def _weight_steps(self, op: dict) -> None:
+        """An op's backward workspaces, then per head group its score gradients (short-lived, large)."""
+        d, m, new = self.d, self.m, self.new
         for size in op.get("ws", ()):
             if d.u() < m["p_ws"]:
-                new(size, t, t + d.int(3, m["ws_len"]))
-                t += 1
-        if "heads" in op:  # per head group, the score gradients: short-lived and large
+                new(size, self.t, self.t + d.int(3, m["ws_len"]))
+                self.t += 1
+        if "heads" in op:
             for _ in range(2 * op["heads"][0]):
-                new(d.pick(op["ws"]), t, t + d.int(3, 12))
-                t += 1
-        if op.get("g"):
-            grads += [new(size, t) for size in op["g"]]
-            t += 1
-        if op.get("w"):
-            grads.append(new(op["w"], t))
-            acc += op["w"]
-            new(d.pick(small), t + 1, t + d.int(2, 4))
-            t += 2
-        if acc >= flush and k > 0:  # bucket flush: the gradients move to the all-reduce's buffers
-            for i in kept:
-                E[i] = t + d.int(1, 3)
-            for g in grads:
-                E[g] = t + 1
-                held.append(new(S[g], t + 1))
-            kept, grads, acc = [], [], 0.0
-            t += 2
-        for _ in range(d.int(0, 3) + aux):
-            new(d.pick(small), t, t + d.int(1, 4))
-            if d.u() < 0.5:
-                t += 1
-    E[dx] = t + 1
-    for i in kept:
-        E[i] = t + d.int(1, 3)
-    if skip >= 0:
-        E[skip] = t + 1
-    first: dict[int, int] = {}
-    for k, (_, _, _, b) in enumerate(ops):
-        first.setdefault(b, k)
-    for k, (_, _, saved, b) in enumerate(ops):  # saved buffers die at or after their op's backward
-        for scrambled, i in saved:
-            if scrambled:  # per-head tensors: anywhere in the rest of their block's backward
-                E[i] = tb[k] + 1 + d.int(0, tb[first[b]] - tb[k] + m["late"])
-            elif d.u() < m["p_lifo"]:
-                E[i] = tb[k] + 1
-            else:
-                E[i] = tb[k] + 1 + d.int(0, m["late"])
-    if m["embed"]:  # the embedding table's gradient: a vocabulary's rows, at most 5 % of the saved bytes
-        full, row = m["embed"]
-        grads.append(new(max(row, min(full, saved_bytes // 20) // row * row), t))
-        t += 1
-    t = max([t] + [e + 1 for e in E])
-    held += grads
-    order = held[::-1] if d.u() < 0.5 else held
-    span = min(m["opt_len"], max(2, len(order) // (8 * max(1, m["opt_tmp"]))))
-    for g in order:  # the optimizer: each parameter's update holds a few buffers of its size
-        for _ in range(m["opt_tmp"]):
-            new(S[g], t, t + span + d.int(0, 3))
-        E[g] = t + 1
-        t += 1
-    end = t + span + 5
-    for i in persistent:
-        E[i] = end
-    for i in near:
-        E[i] = end - d.int(1, 60)
-    return S, A, E
+                new(d.pick(op["ws"]), self.t, self.t + d.int(3, 12))
+                self.t += 1
+
+    def release_saved(self, ops: list, tb: list[int]) -> None:
+        """Saved buffers die at or after their op's backward step ``tb``."""
+        d, m, E = self.d, self.m, self.E
+        first: dict[int, int] = {}
+        for k, (_, _, _, b) in enumerate(ops):
+            first.setdefault(b, k)
+        for k, (_, _, saved, b) in enumerate(ops):
+            for scrambled, i in saved:
+                if scrambled:  # per-head tensors: anywhere in the rest of their block's backward
+                    E[i] = tb[k] + 1 + d.int(0, tb[first[b]] - tb[k] + m["late"])
+                elif d.u() < m["p_lifo"]:
+                    E[i] = tb[k] + 1
+                else:
+                    E[i] = tb[k] + 1 + d.int(0, m["late"])
+
+    def optimizer(self, grads: list[int], held: list[int]) -> None:
+        """The embedding table's gradient, then each parameter's update holding a few buffers of
+        its size; :attr:`span` the updates' temporaries' length."""
+        d, m, E, new = self.d, self.m, self.E, self.new
+        if m["embed"]:  # the embedding table's gradient: a vocabulary's rows, at most 5 % of the saved bytes
+            full, row = m["embed"]
+            grads.append(new(max(row, min(full, self.saved_bytes // 20) // row * row), self.t))
+            self.t += 1
+        self.t = max([self.t] + [e + 1 for e in E])
+        held += grads
+        order = held[::-1] if d.u() < 0.5 else held
+        span = self.span = min(m["opt_len"], max(2, len(order) // (8 * max(1, m["opt_tmp"]))))
+        for g in order:
+            for _ in range(m["opt_tmp"]):
+                new(self.S[g], self.t, self.t + span + d.int(0, 3))
+            E[g] = self.t + 1
+            self.t += 1
 
 
 def training_like(n: int, seed: int = 0) -> Problem:
