@@ -104,84 +104,46 @@ def _read(data: bytes) -> list[_Subgraph]:
 
 def _parse(data: bytes) -> list[_Subgraph]:
     import tflite
-    from tflite.BuiltinOperator import BuiltinOperator
-    from tflite.BuiltinOptions import BuiltinOptions
 
-    op_names = {v: k for k, v in vars(BuiltinOperator).items() if not k.startswith("_")}
-    model = tflite.Model.GetRootAsModel(data, 0)
-    n_buffers = model.BuffersLength()
+    reader = _Reader(tflite.Model.GetRootAsModel(data, 0))
+    subgraphs = [reader.subgraph(s) for s in range(reader.model.SubgraphsLength())]
+    if not subgraphs:
+        raise ModelImportError("malformed TFLite flatbuffer: the model has no subgraph")
+    return subgraphs
 
-    def has_data(b: int) -> bool:
-        if b <= 0 or b >= n_buffers:
+
+class _Reader:
+    """A TFLite flatbuffer read subgraph by subgraph: its tensors, its ops with their options."""
+
+    def __init__(self, model) -> None:
+        from tflite.BuiltinOperator import BuiltinOperator
+
+        self.model = model
+        self.n_buffers = model.BuffersLength()
+        op_names = {v: k for k, v in vars(BuiltinOperator).items() if not k.startswith("_")}
+        self.kinds = []
+        for i in range(model.OperatorCodesLength()):
+            c = model.OperatorCodes(i)
+            code = max(c.BuiltinCode(), c.DeprecatedBuiltinCode())
+            if code == BuiltinOperator.CUSTOM:
+                custom = c.CustomCode()
+                self.kinds.append(custom.decode("utf-8", "replace") if custom else "CUSTOM")
+            else:
+                self.kinds.append(op_names.get(code, f"BUILTIN_{code}"))
+
+    def has_data(self, b: int) -> bool:
+        if b <= 0 or b >= self.n_buffers:
             return False
-        buf = model.Buffers(b)
+        buf = self.model.Buffers(b)
         return buf.DataLength() > 0 or buf.Size() > 0
 
-    kinds = []
-    for i in range(model.OperatorCodesLength()):
-        c = model.OperatorCodes(i)
-        code = max(c.BuiltinCode(), c.DeprecatedBuiltinCode())
-        if code == BuiltinOperator.CUSTOM:
-            custom = c.CustomCode()
-            kinds.append(custom.decode("utf-8", "replace") if custom else "CUSTOM")
-        else:
-            kinds.append(op_names.get(code, f"BUILTIN_{code}"))
-
-    def options(op, kind: str) -> dict[str, object]:
-        table = op.BuiltinOptions()
-        if table is None:
-            return {}
-        t = op.BuiltinOptionsType()
-        if t == BuiltinOptions.IfOptions:
-            o = tflite.IfOptions()
-            o.Init(table.Bytes, table.Pos)
-            return {"then": o.ThenSubgraphIndex(), "else": o.ElseSubgraphIndex()}
-        if t == BuiltinOptions.WhileOptions:
-            o = tflite.WhileOptions()
-            o.Init(table.Bytes, table.Pos)
-            return {"cond": o.CondSubgraphIndex(), "body": o.BodySubgraphIndex()}
-        if t == BuiltinOptions.CallOnceOptions:
-            o = tflite.CallOnceOptions()
-            o.Init(table.Bytes, table.Pos)
-            return {"init": o.InitSubgraphIndex()}
-        if t in (BuiltinOptions.Conv2DOptions, BuiltinOptions.DepthwiseConv2DOptions):
-            o = tflite.Conv2DOptions() if t == BuiltinOptions.Conv2DOptions else tflite.DepthwiseConv2DOptions()
-            o.Init(table.Bytes, table.Pos)
-            return {"padding": o.Padding(), "stride": (o.StrideH(), o.StrideW()),
-                    "dilation": (o.DilationHFactor() or 1, o.DilationWFactor() or 1),
-                    "activation": o.FusedActivationFunction()}
-        if t == BuiltinOptions.Pool2DOptions:
-            o = tflite.Pool2DOptions()
-            o.Init(table.Bytes, table.Pos)
-            return {"padding": o.Padding(), "stride": (o.StrideH(), o.StrideW()),
-                    "filter": (o.FilterHeight(), o.FilterWidth()), "activation": o.FusedActivationFunction()}
-        if t in (BuiltinOptions.ResizeBilinearOptions, BuiltinOptions.ResizeNearestNeighborOptions):
-            o = tflite.ResizeBilinearOptions() if t == BuiltinOptions.ResizeBilinearOptions else \
-                tflite.ResizeNearestNeighborOptions()
-            o.Init(table.Bytes, table.Pos)
-            return {"align_corners": bool(o.AlignCorners()), "half_pixel_centers": bool(o.HalfPixelCenters())}
-        if t in (BuiltinOptions.DepthToSpaceOptions, BuiltinOptions.SpaceToDepthOptions):
-            o = tflite.DepthToSpaceOptions() if t == BuiltinOptions.DepthToSpaceOptions else tflite.SpaceToDepthOptions()
-            o.Init(table.Bytes, table.Pos)
-            return {"block_size": o.BlockSize()}
-        if t == BuiltinOptions.LocalResponseNormalizationOptions:
-            o = tflite.LocalResponseNormalizationOptions()
-            o.Init(table.Bytes, table.Pos)
-            return {"radius": o.Radius(), "bias": o.Bias(), "alpha": o.Alpha(), "beta": o.Beta()}
-        if t == BuiltinOptions.VarHandleOptions:
-            o = tflite.VarHandleOptions()
-            o.Init(table.Bytes, table.Pos)
-            c, s = o.Container(), o.SharedName()
-            return {"container": (c or b"").decode(), "shared_name": (s or b"").decode()}
-        return {}
-
-    def constant_ints(t) -> list[int] | None:
+    def constant_ints(self, t) -> list[int] | None:
         """The values of a small constant int32/int64 tensor (a PAD's paddings, a TRANSPOSE's
         perm), or None."""
         b = t.Buffer()
-        if not has_data(b) or t.Type() not in (2, 4):
+        if not self.has_data(b) or t.Type() not in (2, 4):
             return None
-        raw = model.Buffers(b).DataAsNumpy()
+        raw = self.model.Buffers(b).DataAsNumpy()
         if isinstance(raw, int):
             return None
         import numpy as np
@@ -189,43 +151,10 @@ def _parse(data: bytes) -> list[_Subgraph]:
         vals = np.frombuffer(raw.tobytes(), dtype=np.int32 if t.Type() == 2 else np.int64)
         return [int(v) for v in vals] if vals.size <= 64 else None
 
-    subgraphs = []
-    for s in range(model.SubgraphsLength()):
-        g = model.Subgraphs(s)
-        tensors = []
-        for i in range(g.TensorsLength()):
-            t = g.Tensors(i)
-            shape = t.ShapeAsNumpy()
-            shape = tuple(int(d) for d in shape) if not isinstance(shape, int) else ()
-            signature = tuple(int(d) for d in t.ShapeSignatureAsNumpy()) if t.ShapeSignatureLength() else ()
-            name = t.Name()
-            tensors.append(_Tensor(
-                name.decode("utf-8", "replace") if name else f"sg{s}.t{i}",
-                shape, t.Type(), has_data(t.Buffer()), bool(t.IsVariable()),
-                signature if len(signature) == len(shape) else (),
-            ))
-        ops = []
-        for o in range(g.OperatorsLength()):
-            op = g.Operators(o)
-            idx = op.OpcodeIndex()
-            if not 0 <= idx < len(kinds):
-                raise ModelImportError(f"operator {o} of subgraph {s} has an invalid opcode index {idx}")
-            kind = kinds[idx]
-            ins = [int(x) for x in op.InputsAsNumpy()] if op.InputsLength() else []
-            outs = [int(x) for x in op.OutputsAsNumpy()] if op.OutputsLength() else []
-            for x in ins + outs:
-                if x >= len(tensors) or x < -1:
-                    raise ModelImportError(f"operator {o} ({kind}) of subgraph {s} names tensor {x}, which does not exist")
-            opts = options(op, kind)
-            if kind in ("PAD", "PADV2") and len(ins) > 1 and ins[1] >= 0:
-                paddings = constant_ints(g.Tensors(ins[1]))
-                if paddings is not None and len(paddings) % 2 == 0:
-                    opts["pads"] = paddings[0::2] + paddings[1::2]  # [[b, e], ...] -> begins, then ends
-            if kind == "TRANSPOSE" and len(ins) == 2 and min(ins) >= 0:
-                perm = constant_ints(g.Tensors(ins[1]))
-                if perm is not None and sorted(perm) == list(range(len(tensors[ins[0]].shape))):
-                    opts["perm"] = perm
-            ops.append(_Op(kind, ins, outs, opts))
+    def subgraph(self, s: int) -> _Subgraph:
+        g = self.model.Subgraphs(s)
+        tensors = [self.tensor(g, s, i) for i in range(g.TensorsLength())]
+        ops = [self.op(g, s, o, tensors) for o in range(g.OperatorsLength())]
         gin = [int(x) for x in g.InputsAsNumpy()] if g.InputsLength() else []
         gout = [int(x) for x in g.OutputsAsNumpy()] if g.OutputsLength() else []
         # A tensor nobody writes that is not an input is constant too (e.g. an empty shape
@@ -235,10 +164,95 @@ def _parse(data: bytes) -> list[_Subgraph]:
             if i not in written and not t.variable and t.dtype != _RESOURCE:
                 t.constant = True
         gname = g.Name()
-        subgraphs.append(_Subgraph(gname.decode("utf-8", "replace") if gname else f"subgraph{s}", tensors, gin, gout, ops))
-    if not subgraphs:
-        raise ModelImportError("malformed TFLite flatbuffer: the model has no subgraph")
-    return subgraphs
+        return _Subgraph(gname.decode("utf-8", "replace") if gname else f"subgraph{s}", tensors, gin, gout, ops)
+
+    def tensor(self, g, s: int, i: int) -> _Tensor:
+        t = g.Tensors(i)
+        shape = t.ShapeAsNumpy()
+        shape = tuple(int(d) for d in shape) if not isinstance(shape, int) else ()
+        signature = tuple(int(d) for d in t.ShapeSignatureAsNumpy()) if t.ShapeSignatureLength() else ()
+        name = t.Name()
+        return _Tensor(
+            name.decode("utf-8", "replace") if name else f"sg{s}.t{i}",
+            shape, t.Type(), self.has_data(t.Buffer()), bool(t.IsVariable()),
+            signature if len(signature) == len(shape) else (),
+        )
+
+    def op(self, g, s: int, o: int, tensors: list[_Tensor]) -> _Op:
+        op = g.Operators(o)
+        idx = op.OpcodeIndex()
+        if not 0 <= idx < len(self.kinds):
+            raise ModelImportError(f"operator {o} of subgraph {s} has an invalid opcode index {idx}")
+        kind = self.kinds[idx]
+        ins = [int(x) for x in op.InputsAsNumpy()] if op.InputsLength() else []
+        outs = [int(x) for x in op.OutputsAsNumpy()] if op.OutputsLength() else []
+        for x in ins + outs:
+            if x >= len(tensors) or x < -1:
+                raise ModelImportError(f"operator {o} ({kind}) of subgraph {s} names tensor {x}, which does not exist")
+        opts = _options(op)
+        if kind in ("PAD", "PADV2") and len(ins) > 1 and ins[1] >= 0:
+            paddings = self.constant_ints(g.Tensors(ins[1]))
+            if paddings is not None and len(paddings) % 2 == 0:
+                opts["pads"] = paddings[0::2] + paddings[1::2]  # [[b, e], ...] -> begins, then ends
+        if kind == "TRANSPOSE" and len(ins) == 2 and min(ins) >= 0:
+            perm = self.constant_ints(g.Tensors(ins[1]))
+            if perm is not None and sorted(perm) == list(range(len(tensors[ins[0]].shape))):
+                opts["perm"] = perm
+        return _Op(kind, ins, outs, opts)
+
+
+def _options(op) -> dict[str, object]:
+    """The builtin options of ``op`` that the import reads (control flow's subgraphs, windows'
+    padding, strides and activation, resize, block size, LRN, variable handles)."""
+    import tflite
+    from tflite.BuiltinOptions import BuiltinOptions
+
+    table = op.BuiltinOptions()
+    if table is None:
+        return {}
+    t = op.BuiltinOptionsType()
+    if t == BuiltinOptions.IfOptions:
+        o = tflite.IfOptions()
+        o.Init(table.Bytes, table.Pos)
+        return {"then": o.ThenSubgraphIndex(), "else": o.ElseSubgraphIndex()}
+    if t == BuiltinOptions.WhileOptions:
+        o = tflite.WhileOptions()
+        o.Init(table.Bytes, table.Pos)
+        return {"cond": o.CondSubgraphIndex(), "body": o.BodySubgraphIndex()}
+    if t == BuiltinOptions.CallOnceOptions:
+        o = tflite.CallOnceOptions()
+        o.Init(table.Bytes, table.Pos)
+        return {"init": o.InitSubgraphIndex()}
+    if t in (BuiltinOptions.Conv2DOptions, BuiltinOptions.DepthwiseConv2DOptions):
+        o = tflite.Conv2DOptions() if t == BuiltinOptions.Conv2DOptions else tflite.DepthwiseConv2DOptions()
+        o.Init(table.Bytes, table.Pos)
+        return {"padding": o.Padding(), "stride": (o.StrideH(), o.StrideW()),
+                "dilation": (o.DilationHFactor() or 1, o.DilationWFactor() or 1),
+                "activation": o.FusedActivationFunction()}
+    if t == BuiltinOptions.Pool2DOptions:
+        o = tflite.Pool2DOptions()
+        o.Init(table.Bytes, table.Pos)
+        return {"padding": o.Padding(), "stride": (o.StrideH(), o.StrideW()),
+                "filter": (o.FilterHeight(), o.FilterWidth()), "activation": o.FusedActivationFunction()}
+    if t in (BuiltinOptions.ResizeBilinearOptions, BuiltinOptions.ResizeNearestNeighborOptions):
+        o = tflite.ResizeBilinearOptions() if t == BuiltinOptions.ResizeBilinearOptions else \
+            tflite.ResizeNearestNeighborOptions()
+        o.Init(table.Bytes, table.Pos)
+        return {"align_corners": bool(o.AlignCorners()), "half_pixel_centers": bool(o.HalfPixelCenters())}
+    if t in (BuiltinOptions.DepthToSpaceOptions, BuiltinOptions.SpaceToDepthOptions):
+        o = tflite.DepthToSpaceOptions() if t == BuiltinOptions.DepthToSpaceOptions else tflite.SpaceToDepthOptions()
+        o.Init(table.Bytes, table.Pos)
+        return {"block_size": o.BlockSize()}
+    if t == BuiltinOptions.LocalResponseNormalizationOptions:
+        o = tflite.LocalResponseNormalizationOptions()
+        o.Init(table.Bytes, table.Pos)
+        return {"radius": o.Radius(), "bias": o.Bias(), "alpha": o.Alpha(), "beta": o.Beta()}
+    if t == BuiltinOptions.VarHandleOptions:
+        o = tflite.VarHandleOptions()
+        o.Init(table.Bytes, table.Pos)
+        c, s = o.Container(), o.SharedName()
+        return {"container": (c or b"").decode(), "shared_name": (s or b"").decode()}
+    return {}
 
 
 def _signature_text(t: _Tensor) -> str:
