@@ -336,22 +336,9 @@ def tile_ops(f: func.FuncOp, first: Operation, last: Operation, grid: tuple[int,
     base_cost = sum(op.cost.value.data for op in members if isinstance(op, ComputeOp) and op.cost is not None)
     tiled_cost = 0
     acc: SSAValue | None = None
-    out_t = last.results[0].type
-    assert isinstance(out_t, TensorType)
     patches = [(r, c) for r in split(out_shape[h], rows) for c in split(out_shape[w], cols)]
     for p, (rr, cc) in enumerate(patches):
-        need: dict[SSAValue, tuple[Interval, Interval]] = {last.results[0]: (rr, cc)}
-        for op in reversed(members):
-            spec = specs[op]
-            got = need.get(op.results[0])
-            if got is None:
-                continue
-            for i in spec.spatial:
-                v = op.operands[i]
-                ext = full[v]
-                reads = [receptive(spec.windows[a], got[a], ext[a][1]).cells for a in (0, 1)]
-                prev = need.get(v)
-                need[v] = (hull(prev[0] if prev else None, reads[0]), hull(prev[1] if prev else None, reads[1]))
+        need = _patch_needs(members, specs, full, last, rr, cc)
         now: dict[SSAValue, SSAValue] = {}
         stripes: dict[SSAValue, SSAValue] = {}
         for op in members:
@@ -374,44 +361,11 @@ def tile_ops(f: func.FuncOp, first: Operation, last: Operation, grid: tuple[int,
                     have, src = (need[v][0], ext[1]), stripes[v]
                 operands[i] = em.slice(src, have, (reads[0].cells, reads[1].cells), ident[op], op)
                 pads = reads
-            attrs = dict(op.attributes)
-            if spec.layout_of_pads == "window":
-                attrs["pads"] = _array([pads[0].pad_begin, pads[1].pad_begin, pads[0].pad_end, pads[1].pad_end])
-            elif spec.layout_of_pads == "pad":
-                full_pads = win.ints(attrs, "pads") or []
-                for axis, rd in ((h, pads[0]), (w, pads[1])):
-                    full_pads[axis], full_pads[axis + 4] = rd.pad_begin, rd.pad_end
-                attrs["pads"] = _array(full_pads)
-            elif spec.layout_of_pads == "origin":
-                x_ext = full[op.operands[spec.spatial[0]]]
-                attrs["origin"] = _array([got[0][0], got[1][0], pads[0].cells[0], pads[1].cells[0]])
-                attrs["extent"] = _array([x_ext[0][1], x_ext[1][1], full[op.results[0]][0][1],
-                                          full[op.results[0]][1][1]])
-            shape = _shape(op.results[0])
-            shape[h], shape[w] = got[0][1] - got[0][0], got[1][1] - got[1][0]
-            rt = TensorType(op.results[0].type.element_type, shape)  # type: ignore[attr-defined]
-            share = math.prod(shape) / max(1, math.prod(_shape(op.results[0])))
-            cost = math.ceil(op.cost.value.data * share) if op.cost is not None else None
+            new, cost = _patch_op(op, spec, operands, got, pads, full, (h, w), p)
             tiled_cost += cost or 0
-            hints = op.inplace_indices()
-            inplace = [k if k >= 0 and operands[k].type == rt else -1 for k in hints]
-            if "names" in attrs:
-                attrs["names"] = ArrayAttr([StringAttr(f"{_name(op.results[0])}.p{p}")])
-            new = ComputeOp(op.kind, operands, [rt], cost=cost,
-                            inplace=inplace if any(k >= 0 for k in inplace) else None, attributes=attrs)
-            new.results[0].name_hint = f"{op.results[0].name_hint or 'v'}.p{p}"
             em.put(new, ident[op], op)
             now[op.results[0]] = new.results[0]
-        if acc is None:
-            empty = ComputeOp("empty", [], [out_t], cost=0)
-            empty.results[0].name_hint = f"{last.results[0].name_hint or 'v'}.tiled"
-            acc = em.put(empty, ident[last], last).results[0]
-        offsets = [0] * 4
-        offsets[h], offsets[w] = rr[0], cc[0]
-        ins = ComputeOp("insert_slice", [now[last.results[0]], acc], [out_t], cost=math.prod(_shape(now[last.results[0]])),
-                        inplace=[1], attributes={"offsets": _array(offsets)})
-        ins.results[0].name_hint = f"{last.results[0].name_hint or 'v'}.tiled"
-        acc = em.put(ins, ident[last], last).results[0]
+        acc = _insert_patch(em, acc, now[last.results[0]], last, ident[last], (rr[0], cc[0]), (h, w))
     assert acc is not None and acc.owner is not None
     if "names" in last.attributes:
         acc.owner.attributes["names"] = last.attributes["names"]  # type: ignore[union-attr]
@@ -424,6 +378,77 @@ def tile_ops(f: func.FuncOp, first: Operation, last: Operation, grid: tuple[int,
         reload_after(v, home, acc.owner, block)  # type: ignore[arg-type]
     record_run(f, label, len(members), grid, base_cost, tiled_cost - base_cost, [_name(v) for v in homes])
     return len(members), base_cost, tiled_cost - base_cost
+
+
+def _patch_needs(members: list[Operation], specs: dict, full: dict, last: Operation, rr: Interval,
+                 cc: Interval) -> dict[SSAValue, tuple[Interval, Interval]]:
+    """The cells of every value of the run that the patch (``rr``, ``cc``) of ``last``'s result
+    needs: from the last op back, each op's windows widen what it computes to what it reads."""
+    need: dict[SSAValue, tuple[Interval, Interval]] = {last.results[0]: (rr, cc)}
+    for op in reversed(members):
+        spec = specs[op]
+        got = need.get(op.results[0])
+        if got is None:
+            continue
+        for i in spec.spatial:
+            v = op.operands[i]
+            ext = full[v]
+            reads = [receptive(spec.windows[a], got[a], ext[a][1]).cells for a in (0, 1)]
+            prev = need.get(v)
+            need[v] = (hull(prev[0] if prev else None, reads[0]), hull(prev[1] if prev else None, reads[1]))
+    return need
+
+
+def _patch_op(op: ComputeOp, spec, operands: list[SSAValue], got: tuple[Interval, Interval], pads: list,
+              full: dict, hw: tuple[int, int], p: int) -> tuple[ComputeOp, int | None]:
+    """``op`` computing the cells ``got`` of its result, patch ``p``, from ``operands`` (its
+    windowed inputs sliced, read with ``pads``): its padding or origin for the patch, its cost (a
+    share of the whole op's by cells) beside it."""
+    h, w = hw
+    attrs = dict(op.attributes)
+    if spec.layout_of_pads == "window":
+        attrs["pads"] = _array([pads[0].pad_begin, pads[1].pad_begin, pads[0].pad_end, pads[1].pad_end])
+    elif spec.layout_of_pads == "pad":
+        full_pads = win.ints(attrs, "pads") or []
+        for axis, rd in ((h, pads[0]), (w, pads[1])):
+            full_pads[axis], full_pads[axis + 4] = rd.pad_begin, rd.pad_end
+        attrs["pads"] = _array(full_pads)
+    elif spec.layout_of_pads == "origin":
+        x_ext = full[op.operands[spec.spatial[0]]]
+        attrs["origin"] = _array([got[0][0], got[1][0], pads[0].cells[0], pads[1].cells[0]])
+        attrs["extent"] = _array([x_ext[0][1], x_ext[1][1], full[op.results[0]][0][1],
+                                  full[op.results[0]][1][1]])
+    shape = _shape(op.results[0])
+    shape[h], shape[w] = got[0][1] - got[0][0], got[1][1] - got[1][0]
+    rt = TensorType(op.results[0].type.element_type, shape)  # type: ignore[attr-defined]
+    share = math.prod(shape) / max(1, math.prod(_shape(op.results[0])))
+    cost = math.ceil(op.cost.value.data * share) if op.cost is not None else None
+    hints = op.inplace_indices()
+    inplace = [k if k >= 0 and operands[k].type == rt else -1 for k in hints]
+    if "names" in attrs:
+        attrs["names"] = ArrayAttr([StringAttr(f"{_name(op.results[0])}.p{p}")])
+    new = ComputeOp(op.kind, operands, [rt], cost=cost,
+                    inplace=inplace if any(k >= 0 for k in inplace) else None, attributes=attrs)
+    new.results[0].name_hint = f"{op.results[0].name_hint or 'v'}.p{p}"
+    return new, cost
+
+
+def _insert_patch(em: _Emitter, acc: SSAValue | None, patch: SSAValue, last: Operation, ident: int,
+                  corner: tuple[int, int], hw: tuple[int, int]) -> SSAValue:
+    """The tiled result with ``patch`` inserted at ``corner`` (its first patch: into an empty
+    tensor of the result's type)."""
+    out_t = last.results[0].type
+    assert isinstance(out_t, TensorType)
+    if acc is None:
+        empty = ComputeOp("empty", [], [out_t], cost=0)
+        empty.results[0].name_hint = f"{last.results[0].name_hint or 'v'}.tiled"
+        acc = em.put(empty, ident, last).results[0]
+    offsets = [0] * 4
+    offsets[hw[0]], offsets[hw[1]] = corner
+    ins = ComputeOp("insert_slice", [patch, acc], [out_t], cost=math.prod(_shape(patch)),
+                    inplace=[1], attributes={"offsets": _array(offsets)})
+    ins.results[0].name_hint = f"{last.results[0].name_hint or 'v'}.tiled"
+    return em.put(ins, ident, last).results[0]
 
 
 def stream_inputs(members: list[Operation], specs: dict, block: Block, h: int, w: int,
