@@ -1,10 +1,12 @@
-"""The lifetime rules both IR flavours share: one step numbering, one use-step rule.
+"""The lifetime rules both IR flavours share: numbering, use steps, aliasing, escapes, spans.
 
 The memopt dialect's tracer (:mod:`memopt.passes.lifetime`) and the upstream ``memref`` one
-(:mod:`memopt.passes.upstream_lifetime`) decide what a buffer is, what aliases it and what makes
-it escape, each for its own ops. When a buffer is needed is decided here, once, over a
-:class:`Flavour`: an adapter that answers only what the walk must know of an op — is it a
-branch, does it run its regions once or iterate them, is it a kernel, does it take a step.
+(:mod:`memopt.passes.upstream_lifetime`) are drivers: each collects its buffers' definitions
+and builds its problem. Everything between — when a buffer is needed, what else is the same
+storage, what makes it escape — is decided here, once, over a :class:`Flavour`: an adapter that
+answers only what the walk must know of an op — is it a branch, does it run its regions once or
+iterate them, is it a kernel, does it take a step, and what one use of a value does to its
+storage (:class:`Use`).
 
 * **Numbering** (:func:`number_ops`): every op of a function body gets a *begin* step in
   program order. A simple op (or a kernel: its regions are scalar code over elements) takes
@@ -23,6 +25,19 @@ branch, does it run its regions once or iterate them, is it a kernel, does it ta
 * **Held over** (:meth:`Numbering.held_over`): a value a region op hands on (a loop-carried
   slot, an ``if`` result) is complete only at that op's end step.
 
+* **Following a buffer** (:class:`Tracer`): from its definitions (the values that are its
+  storage from the start), through every use: the flavour tells whether the use touches the
+  storage at the user's step, whether it reads or writes the bytes or only hands the value on,
+  which values are the same storage after it (a view, a yield into an ``if`` result, a loop's
+  carried slot) and whether the storage escapes by it (returned, stored, passed out of a region
+  the flavour cannot see through). The buffer lives from its definition step to one past its
+  last use step over all of them (:meth:`Reach.interval`); a value a region op completes only
+  at its end (:meth:`Flavour.completes_at_end`) keeps it to that end step.
+* **Carried to the next iteration**: a buffer defined in a loop's body and yielded to the loop's
+  next iteration is *double buffered* — two buffers, both live over the whole loop
+  (:meth:`Reach.interval`); carried by two loops, or by a loop that is not the innermost one
+  around its definition, it escapes.
+
 Why every numbering is sound: on any execution path, the ops that run appear in the numbering
 in program order, so a buffer whose interval covers every step at which the path touches its
 storage is needed only inside that interval; two buffers with disjoint intervals are never
@@ -31,9 +46,12 @@ needed at once on any path.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from xdsl.ir import Block, Operation
+from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
+
+from memopt.diagnostics import MemoptError
 
 from memopt.planning import Path
 from memopt.planning.control_flow import IfSpan
@@ -63,6 +81,38 @@ class Flavour:
     def iterates(self, op: Operation) -> bool:
         """The op may run its regions many times (a loop, or a region op of unknown meaning)."""
         return bool(op.regions) and not self.runs_once(op) and not self.is_kernel(op)
+
+    def use(self, user: Operation, index: int) -> Use:
+        """What operand ``index`` of ``user`` does to the storage of the value it reads (the
+        default: a plain access at the user's step)."""
+        return ACCESS
+
+    def completes_at_end(self, op: Operation) -> bool:
+        """A result of region op ``op`` is complete only at ``op``'s end step (its storage is
+        written by yields copying into it, or carried across iterations): a buffer holding it
+        lives at least to that step."""
+        return False
+
+
+@dataclass(frozen=True)
+class Use:
+    """What one use of a value does to the storage it is in (a flavour's answer)."""
+
+    at_step: bool = True
+    """The user touches the storage at its step; a view, a shape read or a deallocation does not."""
+    accesses: bool = True
+    """The user reads or writes the bytes; handing the value on (a yield, a loop init) does not."""
+    lives_on: Sequence[SSAValue] = ()
+    """The values that are the same storage after this use (a view's result, the ``if`` result a
+    yield hands the value to, a loop's carried slot)."""
+    escape: str | None = None
+    """Why the storage outlives what the function can see by this use (returned, stored ...)."""
+    next_iteration: Operation | None = None
+    """The loop whose next iteration this use (a yield in the loop's body) hands the value to."""
+
+
+ACCESS = Use()
+"""A plain access at the user's step."""
 
 
 @dataclass
@@ -191,6 +241,125 @@ class UseSteps:
         return loop, inside
 
 
+def home_of(value: SSAValue) -> Block:
+    """The block a value is defined in (a block argument's block, an op result's op's block)."""
+    block = value.block if isinstance(value, BlockArgument) else value.owner.parent_block()
+    assert block is not None  # every value of a function body is in one of its blocks
+    return block
+
+
+@dataclass
+class Reach:
+    """What following one buffer from its definitions through its aliases found."""
+
+    home: Block
+    """The block of the buffer's first definition: uses count at their step seen from there."""
+    start: int
+    """The step that defines the buffer."""
+    last: int
+    """The last step at which it is used (``start`` when it is not used at all)."""
+    values: list[SSAValue] = field(default_factory=list)
+    """Every value that is the buffer's storage, in the order the trace met them."""
+    accessed: bool = False
+    """Some use reads or writes its bytes (not only hands it on)."""
+    escape: str | None = None
+    """Why its bytes outlive what the function can see (then it is not planned)."""
+    carried_by: Operation | None = None
+    """The loop that carries it (defined in its body) to its next iteration: double buffered."""
+
+    def interval(self, num: Numbering) -> tuple[int, int]:
+        """The half-open steps the buffer lives: from its definition to one past its last use;
+        a double-buffered one (both of its buffers) over its loop, at least to the loop's end."""
+        loop = self.carried_by
+        if loop is None:
+            return self.start, self.last + 1
+        return num.begin[loop], num.held_over(loop, self.last)
+
+    def path(self, num: Numbering) -> Path:
+        """The branch path of the buffer's definition (of its loop, when double buffered)."""
+        block = self.home if self.carried_by is None else self.carried_by.parent_block()
+        return num.path.get(block, ())
+
+
+class Tracer:
+    """Follows buffers through their uses in one numbering (see the module docstring)."""
+
+    def __init__(self, num: Numbering, flavour: Flavour):
+        self.num = num
+        self.flavour = flavour
+        self.steps = UseSteps(num, flavour)
+
+    def trace(self, roots: Sequence[SSAValue], start: int) -> Reach:
+        """Follow the buffer whose storage ``roots`` are from step ``start`` (its definitions:
+        the first one's block is the buffer's home) to its last use, until it escapes."""
+        reach = Reach(home_of(roots[0]), start, start)
+        root = _defining_op(roots[0])
+        work = list(reversed(roots))
+        seen: set[SSAValue] = set()
+        while work and reach.escape is None:
+            value = work.pop()
+            if value in seen:
+                continue
+            seen.add(value)
+            reach.values.append(value)
+            if isinstance(value, OpResult) and self.flavour.completes_at_end(value.op):
+                reach.last = max(reach.last, self.num.end[value.op])
+            for use in list(value.uses):
+                self._follow(use.operation, use.index, value, root, reach, work)
+        return reach
+
+    def _follow(self, user: Operation, index: int, value: SSAValue, root: Operation | None,
+                reach: Reach, work: list[SSAValue]) -> None:
+        """One use of ``value``, the storage of the buffer ``root`` defines."""
+        use = self.flavour.use(user, index)
+        if use.at_step:
+            self._check_scope(user, value)
+            reach.last = max(reach.last, self.steps.at(user, reach.home))
+        reach.accessed |= use.at_step and use.accesses
+        if use.escape is not None:
+            reach.escape = use.escape
+        work.extend(use.lives_on)
+        if use.next_iteration is not None and root is not None:
+            self._carry(use.next_iteration, root, reach)
+
+    def _check_scope(self, user: Operation, value: SSAValue) -> None:
+        """A use outside the value's block, or before its definition, is a located error: xDSL
+        does not check dominance, and a use the numbering drops would silently break the plan."""
+        home = home_of(value)
+        if not self.steps.inside(user, home):
+            raise MemoptError(f"value '{value.name_hint or '?'}' used outside its scope", user)
+        if isinstance(value, OpResult) and self.steps.at(user, home) <= self.num.begin[value.op]:
+            raise MemoptError(f"value '%{value.name_hint or '?'}' is used before it is defined", user)
+
+    def _carry(self, loop: Operation, root: Operation, reach: Reach) -> None:
+        """The buffer is yielded to ``loop``'s next iteration: double buffered when ``loop`` is
+        the innermost iterating op around its definition, else it escapes."""
+        if not loop.is_ancestor(root):
+            return
+        if reach.carried_by not in (None, loop):
+            reach.escape = "it is carried by two loops' iter_args"
+        elif self.innermost_loop(root) is not loop:
+            reach.escape = f"it is carried by '{loop.name}' from a nested loop"
+        else:
+            reach.carried_by = loop
+
+    def innermost_loop(self, op: Operation) -> Operation | None:
+        """The innermost op of the function body that iterates its regions around ``op``."""
+        parent = op.parent_op()
+        while parent is not None and parent in self.num.begin:
+            if self.flavour.iterates(parent):
+                return parent
+            parent = parent.parent_op()
+        return None
+
+
+def _defining_op(value: SSAValue) -> Operation | None:
+    """The op defining ``value`` (a block argument's: the op holding its block)."""
+    if isinstance(value, OpResult):
+        return value.op
+    return value.block.parent_op() if isinstance(value, BlockArgument) else None
+
+
 def if_spans(num: Numbering) -> list[IfSpan]:
     """Every branch op of an overlaid numbering as an :class:`IfSpan`.
 
@@ -207,4 +376,4 @@ def if_spans(num: Numbering) -> list[IfSpan]:
     return sorted(spans, key=lambda s: s.if_id)
 
 
-__all__ = ["Flavour", "Numbering", "UseSteps", "if_spans", "number_ops"]
+__all__ = ["ACCESS", "Flavour", "Numbering", "Reach", "Tracer", "Use", "UseSteps", "home_of", "if_spans", "number_ops"]

@@ -1,9 +1,10 @@
 """Lifetime analysis of upstream MLIR after bufferization: the tracer that turns the buffers of a
 function (``memref.alloc``/``alloca``, ``bufferization.clone``) into an IR-free planning problem.
 
-Steps and use steps are the rules both flavours share (:mod:`memopt.passes.lifetime_core`)
-over :class:`MemrefFlavour`; what a buffer is, what aliases it and what makes it escape are
-this module's, for the ops compiler flows hold after bufferization:
+Steps, use steps, following a buffer through its aliases, escapes and double buffering are the
+rules both flavours share (:mod:`memopt.passes.lifetime_core`), over :class:`MemrefFlavour`,
+which says what each use does to a buffer; what a buffer is, and what each op means, are this
+module's, for the ops compiler flows hold after bufferization:
 
 * **one global numbering**: every op one step in program order, the ops of nested regions
   numbered inside their parent's span; the regions of an ``scf.if`` / ``scf.index_switch`` /
@@ -52,7 +53,7 @@ from memopt.dialects.ownership import DeallocOp
 from memopt.dialects.structured import StructuredOp
 from memopt.dialects.upstream_attrs import is_upstream  # noqa: F401 - re-exported
 from memopt.planning import Buffer, Problem
-from .lifetime_core import Flavour, Numbering, UseSteps, number_ops
+from .lifetime_core import ACCESS, Flavour, Numbering, Reach, Tracer, Use, number_ops
 from .upstream_calls import call_scratch
 
 ALLOCS = (memref.AllocOp, memref.AllocaOp, CloneOp)
@@ -157,8 +158,75 @@ class MemrefFlavour(Flavour):
     def is_kernel(self, op: Operation) -> bool:
         return isinstance(op, StructuredOp)
 
+    def use(self, user: Operation, index: int) -> Use:
+        """Views and casts only alias; deallocations, shape reads and the pointer comparisons
+        deallocation lowers to are bookkeeping; a yield hands the buffer on to the op's result
+        or the loop's next iteration; returned, stored, converted to a tensor or passed out of a
+        region it escapes; any other op accesses it and its memref results alias it."""
+        if isinstance(user, DEALLOCS + METADATA):
+            return BOOKKEEPING
+        if isinstance(user, memref.ExtractAlignedPointerAsIndexOp):
+            if _bookkeeping_pointer(user.results[0]):
+                return BOOKKEEPING
+            return Use(at_step=False, accesses=False, escape="its address is taken "
+                       "(memref.extract_aligned_pointer_as_index) for more than deallocation")
+        if isinstance(user, VIEWS):
+            return Use(at_step=False, accesses=False, lives_on=_memref_results(user))
+        if isinstance(user, OpaqueOp):
+            why = f"it is passed out of a region by '{user.name}'" if _ends_nested_block(user) else None
+            return Use(lives_on=_memref_results(user), escape=why)
+        if isinstance(user, CloneOp) or isinstance(user, func.CallOp) and _is_scratch_operand(user, index):
+            return ACCESS  # a clone is a buffer of its own; a callee's arena never outlives the call
+        escape = _escape_by(user, index)
+        if escape is not None:
+            return _escape(escape)
+        if user.has_trait(IsTerminator) and not isinstance(user, UnregisteredOp) and user.parent_op() is not None:
+            return _yielded(user, index)
+        if isinstance(user, LOOPS_WITH_IV) and (k := _iter_arg_index(user, index)) is not None:
+            return Use(accesses=False, lives_on=carried_as(user, k))
+        if user.regions and _carries_memrefs(user):
+            return _escape(f"it is carried into '{_op_name(user)}' (its region arguments alias it)")
+        return Use(lives_on=_memref_results(user))
+
 
 MEMREF = MemrefFlavour()
+BOOKKEEPING = Use(at_step=False, accesses=False)
+"""Not a use of the bytes: a deallocation, a shape read, an address kept for deallocation."""
+
+
+def _escape(why: str) -> Use:
+    return Use(accesses=False, escape=why)
+
+
+def _escape_by(user: Operation, index: int) -> str | None:
+    """Why operand ``index`` of ``user`` makes a buffer escape: returned, converted back to a
+    tensor, stored, or handed out of a region by an op whose meaning is unknown."""
+    if isinstance(user, func.ReturnOp):
+        return "it is returned by the function"
+    if isinstance(user, ToTensorOp):
+        return "it is converted back to a tensor (bufferization.to_tensor)"
+    if isinstance(user, memref.StoreOp) and index == 0:
+        return "it is stored into memory"
+    registered_yield = user.has_trait(IsTerminator) and not isinstance(user, UnregisteredOp) and user.parent_op() is not None
+    if not registered_yield and (isinstance(user, UnregisteredOp) or _ends_nested_block(user)):
+        return f"it is passed out of a region by '{_op_name(user)}'"
+    return None
+
+
+def _yielded(user: Operation, index: int) -> Use:
+    """A yield: the buffer lives on as the parent's result (branches) or as the next
+    iteration's argument and the loop's result."""
+    parent = user.parent_op()
+    assert parent is not None
+    if isinstance(parent, PASS_THROUGH) and index < len(parent.results):
+        return Use(accesses=False, lives_on=[parent.results[index]])
+    if isinstance(parent, LOOPS_WITH_IV) and index < len(parent.results):
+        return Use(accesses=False, lives_on=carried_as(parent, index), next_iteration=parent)
+    return _escape(f"it is passed out of a region by '{_op_name(user)}'")
+
+
+def _memref_results(op: Operation) -> list[SSAValue]:
+    return [r for r in op.results if isinstance(r.type, MemRefType)]
 
 
 def number(body: Block) -> Numbering:
@@ -174,111 +242,21 @@ def serial_numbering(body: Block) -> Numbering:
     return number_ops(body, MEMREF, overlay=False, exclusive=False)
 
 
-def _loop_like(op: Operation) -> bool:
-    return MEMREF.iterates(op)
-
-
 # ---------------------------------------------------------------------- tracing
 
 
-@dataclass
-class _Trace:
-    """What following one buffer through its aliases found."""
-
-    last: int
-    accessed: bool = False
-    escape: str | None = None
-    carried_by: Operation | None = None
-    """The loop that carries this buffer (allocated in its body) to its next iteration."""
-
-
 class BufferTracer:
-    """Follows a buffer through its aliases to its last access and what it escapes by, in a
+    """Follows an alloc's buffer through its aliases (the shared :class:`Tracer`) in a
     numbering of ``f`` (the planner's, :func:`number`, unless given)."""
 
     def __init__(self, f: func.FuncOp, num: Numbering | None = None):
         self.f = f
         self.num = num if num is not None else number(f.body.blocks[0])
-        self.steps = UseSteps(self.num, MEMREF)
+        self.core = Tracer(self.num, MEMREF)
 
-    def use_step(self, user: Operation, root: Operation) -> int:
-        """Step at which ``user`` accesses a buffer defined by ``root`` (the shared rule)."""
-        home = root.parent_block()
-        assert home is not None
-        return self.steps.at(user, home)
-
-    def trace(self, root: Operation) -> _Trace:
-        t = _Trace(self.num.begin[root])
-        work: list[SSAValue] = [root.results[0]]
-        seen: set[SSAValue] = set()
-        while work and t.escape is None:
-            v = work.pop()
-            if v in seen:
-                continue
-            seen.add(v)
-            for use in list(v.uses):
-                self.follow(use.operation, use.index, root, t, work)
-        return t
-
-    def follow(self, user: Operation, index: int, root: Operation, t: _Trace, work: list[SSAValue]) -> None:
-        """One use of (an alias of) ``root``'s buffer."""
-        if isinstance(user, DEALLOCS + METADATA):
-            return
-        if isinstance(user, memref.ExtractAlignedPointerAsIndexOp):
-            if not _bookkeeping_pointer(user.results[0]):
-                t.escape = "its address is taken (memref.extract_aligned_pointer_as_index) for more than deallocation"
-            return
-        if isinstance(user, VIEWS):
-            work.extend(r for r in user.results if isinstance(r.type, MemRefType))
-            return
-        t.last = max(t.last, self.use_step(user, root))
-        if isinstance(user, OpaqueOp):
-            if _ends_nested_block(user):
-                t.escape = f"it is passed out of a region by '{user.name}'"
-            t.accessed = True
-            work.extend(r for r in user.results if isinstance(r.type, MemRefType))
-        elif isinstance(user, CloneOp):
-            t.accessed = True  # read; the clone is a buffer of its own
-        elif isinstance(user, func.CallOp) and _is_scratch_operand(user, index):
-            t.accessed = True  # a callee's arena: its buffers never outlive the call
-        elif isinstance(user, func.ReturnOp):
-            t.escape = "it is returned by the function"
-        elif isinstance(user, ToTensorOp):
-            t.escape = "it is converted back to a tensor (bufferization.to_tensor)"
-        elif isinstance(user, memref.StoreOp) and index == 0:
-            t.escape = "it is stored into memory"
-        elif user.has_trait(IsTerminator) and not isinstance(user, UnregisteredOp) and user.parent_op() is not None:
-            self.terminator(user, index, root, t, work)
-        elif isinstance(user, UnregisteredOp) or _ends_nested_block(user):
-            t.escape = f"it is passed out of a region by '{_op_name(user)}'"
-        elif isinstance(user, LOOPS_WITH_IV) and _iter_arg_index(user, index) is not None:
-            work += carried_as(user, _iter_arg_index(user, index))
-        elif user.regions and _carries_memrefs(user):
-            t.escape = f"it is carried into '{_op_name(user)}' (its region arguments alias it)"
-        else:
-            t.accessed = True
-            work.extend(r for r in user.results if isinstance(r.type, MemRefType))
-
-    def terminator(self, user: Operation, index: int, root: Operation, t: _Trace, work: list[SSAValue]) -> None:
-        """A yield: the buffer lives on as the parent's result (branches) or as the next
-        iteration's argument and the loop's result."""
-        parent = user.parent_op()
-        assert parent is not None
-        if isinstance(user, func.ReturnOp):
-            t.escape = "it is returned by the function"
-        elif isinstance(parent, PASS_THROUGH) and index < len(parent.results):
-            work.append(parent.results[index])
-        elif isinstance(parent, LOOPS_WITH_IV) and index < len(parent.results):
-            work += carried_as(parent, index)
-            if parent.is_ancestor(root):
-                if t.carried_by not in (None, parent):
-                    t.escape = "it is carried by two loops' iter_args"
-                elif _enclosing(root, _loop_like) is not parent:
-                    t.escape = f"it is carried by '{parent.name}' from a nested loop"
-                else:
-                    t.carried_by = parent
-        else:
-            t.escape = f"it is passed out of a region by '{_op_name(user)}'"
+    def trace(self, root: Operation) -> Reach:
+        """The buffer ``root`` (an alloc, or an arena view) defines, from its step on."""
+        return self.core.trace([root.results[0]], self.num.begin[root])
 
 
 def _op_name(op: Operation) -> str:
@@ -388,7 +366,7 @@ def analyze_upstream(f: func.FuncOp, space: int = 0, alignment: int = 1) -> Upst
                                   "cf branches), so its buffers are left as they are"))
         return lt
     tracer = BufferTracer(f)
-    candidates: dict[Operation, _Trace] = {}
+    candidates: dict[Operation, Reach] = {}
     for op in walk(f.body):
         if not isinstance(op, ALLOCS) or not isinstance(op.results[0].type, MemRefType):
             continue
@@ -423,7 +401,7 @@ def analyze_upstream(f: func.FuncOp, space: int = 0, alignment: int = 1) -> Upst
     return lt
 
 
-def _freed_with_unplanned(f: func.FuncOp, candidates: dict[Operation, _Trace]) -> list[tuple[Operation, str]]:
+def _freed_with_unplanned(f: func.FuncOp, candidates: dict[Operation, Reach]) -> list[tuple[Operation, str]]:
     """The candidates a deallocation frees through a value that may also be a buffer left
     unplanned (an ``scf.if`` result or loop-carried value merging the two): the deallocation can
     neither stay (it would free arena bytes) nor go (the other buffer would leak), so they are
@@ -522,18 +500,17 @@ def _call_scratch(tracer: BufferTracer, lt: UpstreamLifetimes, alignment: int, n
     return buffers
 
 
-def _buffers(tracer: BufferTracer, op: Operation, t: _Trace, name: str, alignment: int) -> list[Buffer]:
+def _buffers(tracer: BufferTracer, op: Operation, reach: Reach, name: str, alignment: int) -> list[Buffer]:
+    """The buffer ``op`` allocates over the steps it lives (two, one per iteration parity, when
+    its loop carries it to the next iteration)."""
     size = byte_size(op.results[0].type)
     own = getattr(op, "alignment", None)
-    align = max(alignment, own.value.data if own is not None else 1)
-    home = op.parent_block()
-    num = tracer.num
-    if t.carried_by is None:
-        return [Buffer(name, size, num.begin[op], t.last + 1, max(1, align), num.path.get(home, ()))]
-    loop = t.carried_by
-    start, stop = num.begin[loop], num.held_over(loop, t.last)
-    path = num.path.get(loop.parent_block(), ())
-    return [Buffer(f"{name}#{k}", size, start, stop, max(1, align), path) for k in (0, 1)]
+    align = max(1, alignment, own.value.data if own is not None else 1)
+    start, stop = reach.interval(tracer.num)
+    path = reach.path(tracer.num)
+    if reach.carried_by is None:
+        return [Buffer(name, size, start, stop, align, path)]
+    return [Buffer(f"{name}#{k}", size, start, stop, align, path) for k in (0, 1)]
 
 
 def scratch_name(call: func.CallOp) -> str:
