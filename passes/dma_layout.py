@@ -1,4 +1,10 @@
-"""On-chip placement of the DMA staging buffers, after the arena.
+"""On-chip placement of the DMA staging buffers, after the arena, and the on-chip capacity check.
+
+The one owner of both: ``insert-dma`` and ``plan-memory`` each call :func:`place_dma_buffers`
+(whichever runs second finds both the plan and the buffers), which places the buffers, checks
+the on-chip total against the capacity and records the placement; ``insert-dma`` sizes its
+schedule with :func:`onchip_total`, the same arithmetic. The placement is read back through the
+plan reader (:func:`memopt.passes.plan_io.read_staging`), never decoded elsewhere.
 
 Why after the arena: the ping-pong buffers are live for the whole program (every Region of every
 function reuses them), while the arena is planned per function; putting them behind the largest
@@ -11,9 +17,8 @@ order. The placement is recorded as discardable attributes:
 * ``memopt.capacity = C : i64`` on the module — the on-chip capacity ``insert-dma`` was given
   (its ``capacity`` or its target's), which ``plan-memory`` run afterwards must respect too.
 
-:func:`place_dma_buffers` is called by ``insert-dma`` (when the module is already planned) and by
-``plan-memory`` (when DMA buffers already exist); :func:`check_dma_layout` is ``verify-plan``'s
-re-check of it.
+:func:`place_dma_buffers` does nothing before the module is planned or while it has no DMA
+buffers; :func:`check_dma_layout` is ``verify-plan``'s re-check of it.
 """
 
 from __future__ import annotations
@@ -74,22 +79,30 @@ def onchip_total(arena: int, sizes: list[int], alignment: int) -> int:
     return layout_after_arena(arena, [s for s in sizes if s >= 0], alignment)[1]
 
 
-def place_dma_buffers(module: ModuleOp, alignment: int = 16) -> int | None:
-    """Give every DMA buffer an on-chip offset after the largest arena and record the total.
+def place_dma_buffers(module: ModuleOp, alignment: int = 16, capacity: int | None = None,
+                      arenas: list[int] | None = None) -> int | None:
+    """Give every DMA buffer an on-chip offset after the largest arena, check the total against
+    ``capacity`` and record it.
 
+    ``arenas``: the planned arenas' bytes when the caller knows them (else read from the plan).
     Does nothing (returns None) before the module is planned or when it has no DMA buffers.
-    Returns the total on-chip bytes otherwise.
+    Returns the total on-chip bytes otherwise; over ``capacity`` is a located error.
     """
     bufs = dma_buffers(module)
-    arenas = planned_arenas(module)
-    if not bufs or not arenas:
+    if not bufs:
         return None
-    offsets, end = layout_after_arena(
-        max(a for _, a in arenas), [b.size.value.data for b in bufs], alignment
-    )
+    if arenas is None:
+        arenas = [a for _, a in planned_arenas(module)]
+    if not arenas:
+        return None
+    offsets, end = layout_after_arena(max(arenas), [b.size.value.data for b in bufs], alignment)
     for b, off in zip(bufs, offsets):
         b.attributes[ONCHIP_OFFSET_ATTR] = IntegerAttr(off, i64)
     module.attributes[ONCHIP_SIZE_ATTR] = IntegerAttr(end, i64)
+    if capacity is not None and end > capacity:
+        raise MemoptError(
+            f"on-chip memory needs {end} bytes (arena plus DMA buffers), over capacity {capacity}", module
+        )
     return end
 
 

@@ -240,14 +240,16 @@ class InsertDmaPass(TargetOptions, ModulePass):
         record_capacity(op, target.capacity)  # plan-memory, run afterwards, must respect it too
         ring = _parse_ring(self.ring)
         upstream = is_upstream_module(op)
+        arenas: list[int] = []
         if upstream:
             work = _collect_upstream(op)
             arena = arena_bytes(op)
         else:
             work = self._collect(op)
-            arena = max((a for _, a in planned_arenas(op)), default=0)
+            arenas = [a for _, a in planned_arenas(op)]
+            arena = max(arenas, default=0)
         if ring is not None:
-            self._apply_ring(op, target, work, arena, ring)
+            self._apply_ring(op, target, work, arena, arenas, ring)
             return
         n = self.n_buffers
         while True:
@@ -271,7 +273,7 @@ class InsertDmaPass(TargetOptions, ModulePass):
             self._remark(w, target, lambda ops, mask: pingpong_items(ops, mask, n))
         if not any(any(w.mask) for w in work):
             return
-        self._emit(op, buffer_names(n), sizes, [_round_robin_loads(w.mask, n) for w in work], work)
+        self._emit(op, buffer_names(n), sizes, [_round_robin_loads(w.mask, n) for w in work], work, target, arenas)
 
     def _onchip(self, arena: int, sizes: list[int], work: list[_Work], upstream: bool) -> int:
         """On-chip bytes the schedule needs: the arena and the staging buffers after it — on
@@ -289,7 +291,7 @@ class InsertDmaPass(TargetOptions, ModulePass):
         return onchip_total(arena, sizes + ([4 * tags] if tags else []), self.alignment)
 
     def _emit(self, module: builtin.ModuleOp, names: list[str], sizes: list[int], loads: list[list[_Load]],
-              work: list[_Work]) -> None:
+              work: list[_Work], target: Target, arenas: list[int]) -> None:
         """Write the chosen schedule in the module's own IR flavour."""
         if is_upstream_module(module):
             plan = [(w.func, w.region, w.ops, ls) for w, ls in zip(work, loads)]
@@ -298,10 +300,11 @@ class InsertDmaPass(TargetOptions, ModulePass):
         self._buffers(module, names, sizes)
         for w, ls in zip(work, loads):
             _rewrite(w, ls, self.alignment)
-        place_dma_buffers(module, self.alignment)
+        place_dma_buffers(module, self.alignment, target.capacity, arenas)
 
     def _apply_ring(
-        self, module: builtin.ModuleOp, target: Target, work: list[_Work], arena: int, ring: int | str
+        self, module: builtin.ModuleOp, target: Target, work: list[_Work], arena: int, arenas: list[int],
+        ring: int | str,
     ) -> None:
         """``ring=BYTES|auto``: one staging buffer ``@ring`` (see module docstring)."""
         a = self.alignment
@@ -358,7 +361,7 @@ class InsertDmaPass(TargetOptions, ModulePass):
             return
         # ring=auto keeps only the bytes its schedule uses (the same schedule: see ring_extent);
         # an explicit size is honoured as given.
-        self._emit(module, [RING], [size if isinstance(ring, int) else used], loads, work)
+        self._emit(module, [RING], [size if isinstance(ring, int) else used], loads, work, target, arenas)
 
     def _collect(self, module: builtin.ModuleOp) -> list[_Work]:
         work: list[_Work] = []

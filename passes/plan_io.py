@@ -26,11 +26,11 @@ from memopt.dialects.memopt import PlanAttr, memory_of
 from memopt.dialects.plan_attr_names import ARG_OFFSETS_ATTR, LB_INPLACE_ATTR, NUMBERING_ATTR, OFFSETS_ATTR, PLAN_ATTR
 from memopt.dialects.plan_attrs import (  # noqa: F401 - re-exported: readers import them from here
     MEMORIES_ATTR, NO_OFFSET, lower_bound_inplace, memory_sizes, offchip_memories, offsets_attr, onchip_size,
-    plan_attr, plan_numbering,
+    placed_staging, plan_attr, plan_numbering,
 )
 from memopt.passes.lifetime import FunctionLifetimes, analyze_function
 from memopt.planning import Solution
-from memopt.planning.function_plan import Arena, Plan
+from memopt.planning.function_plan import Arena, Plan, Staging
 
 def _ops_with_arena_results(lt: FunctionLifetimes) -> list[Operation]:
     ops = []
@@ -110,11 +110,19 @@ def read_function_plan(f: func.FuncOp, *, memories: bool = True) -> ReadPlan:
         for memory in offchip_memories(f):
             arenas.append(_arena(analyze_function(f, mode=numbering, inplace=False, alignment=1, memory=memory)))
     module = f.parent_op()
+    staging, total = read_staging(module) if module is not None else ((), None)
     plan = MemoptPlan(
         f.sym_name.data, tuple(arenas), attr.strategy.data, attr.arena_size.data, attr.lower_bound.data,
-        lower_bound_inplace(f), numbering, onchip_size=onchip_size(module) if module is not None else None,
+        lower_bound_inplace(f), numbering, staging, total,
     )
     return ReadPlan(plan, onchip)
+
+
+def read_staging(module: Operation) -> tuple[tuple[Staging, ...], int | None]:
+    """The DMA staging buffers placed on chip (module-wide on the memopt dialect: every function
+    shares them) and the recorded on-chip total, as
+    :func:`memopt.passes.dma_layout.place_dma_buffers` wrote them."""
+    return placed_staging(module), onchip_size(module)
 
 
 def _arena(lt: FunctionLifetimes) -> Arena[SSAValue]:

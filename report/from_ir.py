@@ -22,11 +22,10 @@ from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError
 from memopt.dialects.memopt import ComputeOp, DmaStartOp, DmaWaitOp, LoopOp, ViewOp, byte_size
-from memopt.dialects.plan_attrs import onchip_size, placed_staging
 from memopt.passes.dma_profile import op_profile, scheduled_items
 from memopt.passes.dma_regions import cut_function, regions
 from memopt.passes.lifetime import FunctionLifetimes, planned_functions, value_location_op
-from memopt.passes.plan_io import MemoptPlan, read_function_plan
+from memopt.passes.plan_io import MemoptPlan, read_function_plan, read_staging
 from memopt.passes.tile_record import TILED_ATTR
 from memopt.dialects.upstream_attrs import is_upstream
 from memopt.planning.latency import Target, lower_bound_time, serial_time, simulate
@@ -189,10 +188,10 @@ def plan_view(module: ModuleOp, source: str, target: Target, *, func_name: str |
         _check(read.lifetimes, read.plan)
         fv = function_view(read.lifetimes, read.plan)
         views.append(FunctionView(**{**fv.__dict__, "timelines": tuple(timelines(f, target))}))
-    staging = placed_staging(module)
+    staging, total = read_staging(module)
     if capacity is None:
         capacity = target.capacity
-    return PlanView(source, tuple(views), staging, onchip_size(module), capacity, target.describe())
+    return PlanView(source, tuple(views), staging, total, capacity, target.describe())
 
 
 __all__ = ["function_view", "plan_view", "timelines"]
