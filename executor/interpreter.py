@@ -33,7 +33,7 @@ from memopt.dialects.memopt import (
 from . import kernels
 from .data import global_bytes, input_bytes, tensor_info
 from .liveness import Releases, releases
-from .memory import value_name
+from .memory import Transfer, value_name
 
 
 class Observer:
@@ -161,7 +161,7 @@ class Interpreter:
         self.observer = observer or Observer()
         self.seed = seed
         self.store = global_store(module)
-        self.env: dict[SSAValue, object] = {}
+        self.env: dict[SSAValue, np.ndarray | Transfer | None] = {}  # None: not a tensor
         self.ident: dict[Operation, int] = {}
         self.releases = Releases({}, {})
 
@@ -180,9 +180,9 @@ class Interpreter:
             dst = self.memory.arg(i, a)
             dst[:] = input_bytes(i, a.name_hint or "", a.type, self.seed)
             self.env[a] = dst
-            args.append(a)
-        for a in args:
-            self.observer.on_produce(a, self.env[a])  # type: ignore[arg-type]
+            args.append((a, dst))
+        for a, dst in args:
+            self.observer.on_produce(a, dst)
         outs = self.run_block(block)
         ret = block.last_op
         types = list(ret.operand_types) if isinstance(ret, func.ReturnOp) else []
@@ -194,10 +194,10 @@ class Interpreter:
         if value not in self.env:  # xDSL does not check dominance
             raise MemoptError(f"value '{value_name(value)}' is used before it is defined", user)
         data = self.env[value]
-        if data is None:
+        if not isinstance(data, np.ndarray):
             raise MemoptError(f"cannot execute a use of non-tensor value '{value_name(value)}'", user)
-        self.observer.on_read(value, data, user)  # type: ignore[arg-type]
-        return data  # type: ignore[return-value]
+        self.observer.on_read(value, data, user)
+        return data
 
     def read_all(self, values, user: Operation) -> list[np.ndarray]:
         """Copies of all ``values``, read before anything is written (parallel-copy semantics)."""
@@ -216,6 +216,18 @@ class Interpreter:
             self.exec_op(op)
             self.release(self.releases.after.get(op, ()))
         return []
+
+    def holding(self, value: SSAValue) -> np.ndarray:
+        """What ``value``'s storage holds now, unobserved: a kernel writing over its inputs
+        recomputes from them as they are (``value``: an input the op has read)."""
+        data = self.env[value]
+        assert isinstance(data, np.ndarray)
+        return data
+
+    def produce(self, value: SSAValue, data: np.ndarray) -> None:
+        """Bind ``value`` to ``data`` (storage it now holds), seen by the observer."""
+        self.env[value] = data
+        self.observer.on_produce(value, data)
 
     def release(self, values) -> None:
         for v in values:
@@ -237,13 +249,11 @@ class Interpreter:
 
     def exec_op(self, op: Operation) -> None:
         if isinstance(op, GetGlobalOp):
-            self.env[op.result] = self.store[op.global_name.root_reference.data]
-            self.observer.on_produce(op.result, self.env[op.result])  # type: ignore[arg-type]
+            self.produce(op.result, self.store[op.global_name.root_reference.data])
         elif isinstance(op, ViewOp):
             src = self.read(op.source, op)
             off = op.offset.value.data
-            self.env[op.result] = src[off : off + byte_size(op.result.type)]  # type: ignore[arg-type]
-            self.observer.on_produce(op.result, self.env[op.result])  # type: ignore[arg-type]
+            self.produce(op.result, src[off : off + byte_size(op.result.type)])
         elif isinstance(op, ComputeOp):
             self.exec_compute(op, op.kind.data)
         elif isinstance(op, CopyOp):
@@ -262,8 +272,7 @@ class Interpreter:
             t = self.env.get(op.token)
             if t is None:
                 raise MemoptError("dma_wait on a transfer that was never started", op)
-            self.env[op.result] = self.memory.dma_wait(op, t)
-            self.observer.on_produce(op.result, self.env[op.result])  # type: ignore[arg-type]
+            self.produce(op.result, self.memory.dma_wait(op, t))
         elif isinstance(op, IfOp):
             cond = self.read(op.cond, op)
             if op not in self.reached:
@@ -303,7 +312,7 @@ class Interpreter:
         for lo, hi in zip(bounds, bounds[1:]):
             if lo == hi:
                 continue
-            now = [self.env[v].copy() for v in ins]
+            now = [self.holding(v).copy() for v in ins]
             out = kernels.compute(kind, self.ident[op], now, in_infos, out_infos, attrs, _inplace_hint(op))[k]
             dst[lo:hi] = out[lo:hi]
 

@@ -199,7 +199,8 @@ class Loops:
         """The writable part of ``out`` the vector dims reach at the fixed point, axes in
         ``vector`` order."""
         values: list = [fixed.get(d) for d in range(len(self.extents))]
-        index, order = [], []
+        index: list[slice | int] = []
+        order: list[int] = []
         for expr, size in zip(amap.results, out.shape):
             if isinstance(expr, AffineDimExpr) and expr.position in self.vector:
                 index.append(slice(None))

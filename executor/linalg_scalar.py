@@ -173,13 +173,13 @@ def _on_signed_bools(op):
     return lambda a, b: op(-a.astype(np.int8), -b.astype(np.int8)) != 0
 
 
-_FLOAT_FNS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide,
+_FLOAT_FNS: dict[str, Callable[..., np.ndarray]] = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide,
               "max_signed": maximumf, "min_signed": minimumf, "powf": np.power}
-_INT_FNS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": _divsi,
+_INT_FNS: dict[str, Callable[..., np.ndarray]] = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": _divsi,
             "div_unsigned": _as_unsigned(np.floor_divide),
             "max_signed": _as_signed(np.maximum), "min_signed": _as_signed(np.minimum),
             "max_unsigned": _as_unsigned(np.maximum), "min_unsigned": _as_unsigned(np.minimum)}
-_BOOL_FNS = {"add": np.logical_or, "mul": np.logical_and,
+_BOOL_FNS: dict[str, Callable[..., np.ndarray]] = {"add": np.logical_or, "mul": np.logical_and,
              "max_signed": _on_signed_bools(np.maximum), "min_signed": _on_signed_bools(np.minimum)}
 
 

@@ -16,6 +16,7 @@ is stored, the values an ``if`` or ``loop`` passes on) — what :mod:`.resources
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import TensorType
@@ -36,7 +37,7 @@ class Releases:
     unread: dict[Block, tuple[SSAValue, ...]]
 
 
-def _last_reader(value: SSAValue, block: Block, position: dict[Operation, int]) -> Operation | None | bool:
+def _last_reader(value: SSAValue, block: Block, position: dict[Operation, int]) -> Operation | None | Literal[False]:
     """The op of ``block`` that reads ``value`` last; None when nothing reads it; False when a
     reader lies outside ``block`` (IR that breaks dominance: the value is never dropped)."""
     last = None

@@ -48,14 +48,16 @@ def layout_of(t: MemRefType, sizes: list[int]) -> tuple[list[int], int]:
     """Strides and offset of an argument: its type's when static, else row-major from 0."""
     if isinstance(t.layout, NoneAttr):
         return contiguous_strides(sizes), 0
-    strides, offset = type_layout(t)
-    if None in strides or offset is None or DYNAMIC in strides or offset == DYNAMIC:
+    stated, offset = type_layout(t)
+    strides = [s for s in stated if s is not None and s != DYNAMIC]
+    if len(strides) < len(stated) or offset is None or offset == DYNAMIC:
         return contiguous_strides(sizes), 0
-    return list(strides), offset
+    return strides, offset
 
 
 def memref_argument(m: Machine, a: BlockArgument, f: func.FuncOp) -> Ref:
     t = a.type
+    assert isinstance(t, MemRefType)
     sizes = shape_of(a, t, m.shapes, f)
     try:
         elem = elem_of(t.element_type)
@@ -92,7 +94,7 @@ def scalar_argument(m: Machine, a: BlockArgument, f: func.FuncOp):
 
 def arguments(m: Machine, f: func.FuncOp) -> list:
     values = []
-    for a in f.body.blocks.first.args:
+    for a in f.body.blocks[0].args:
         t = a.type
         if isinstance(t, MemRefType) and isinstance(t.element_type, (MemRefType, UnrankedMemRefType)):
             raise MemoptError(f"cannot execute @{f.sym_name.data}: argument #{a.index} is a memref of memrefs "
@@ -117,7 +119,8 @@ def run_function(m: Machine, f: func.FuncOp) -> list:
         except Exception as e:  # noqa: BLE001 - every failure is a located one-line error
             raise located(e, failing_op(e) or f) from None
     never_waited(m)
-    ret = f.body.blocks.last.last_op
+    ret = f.body.blocks[-1].last_op
+    assert ret is not None  # a verified function's body ends in its return
     for r in results:
         if isinstance(r, Ref):
             if r.storage.freed is not None:

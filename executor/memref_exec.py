@@ -77,7 +77,7 @@ def run_pair(program: Program, f: func.FuncOp, seed: int, limits: Limits, shapes
     k = first_difference(result_bytes(expected), result_bytes(got))
     if k is not None:
         raise MemoptError(f"result #{k} of @{f.sym_name.data} differs between planned and unplanned "
-                          "execution", f.body.blocks.last.last_op)
+                          "execution", f.body.blocks[-1].last_op)
     return len(ref.log), planned.reads
 
 
@@ -106,7 +106,7 @@ def run_memref_function(module: ModuleOp, f: func.FuncOp, seed: int = 0, *, plan
     """One run of ``f``: its results and its non-arena arguments' final values (out-parameters)."""
     m = Machine(Program(module), planned=planned, seed=seed, limits=limits, shapes=shapes)
     results = run_function(m, f)
-    params = [v for a, v in zip(f.body.blocks.first.args, m.arguments) if not is_arena_arg(a)]
+    params = [v for a, v in zip(f.body.blocks[0].args, m.arguments) if not is_arena_arg(a)]
     return results, params
 
 

@@ -27,7 +27,7 @@ from xdsl.dialects.builtin import (
     AffineMapAttr, AnyFloat, BFloat16Type, Float16Type, Float32Type, Float64Type, IndexType, IntegerType,
     MemRefType, NoneAttr, StridedLayoutAttr,
 )
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, Operation
 
 DYNAMIC = -(1 << 63)
 """xDSL's marker of a dynamic size, stride or offset (``?``)."""
@@ -112,7 +112,8 @@ def type_layout(t: MemRefType) -> tuple[list[int | None], int | None]:
     shape = list(t.get_shape())
     layout = t.layout
     if isinstance(layout, NoneAttr):
-        return contiguous_strides(shape), 0
+        identity: list[int | None] = list(contiguous_strides(shape))
+        return identity, 0
     if isinstance(layout, StridedLayoutAttr):
         return list(layout.get_strides()), layout.get_offset()
     if isinstance(layout, AffineMapAttr):
@@ -126,7 +127,7 @@ def _linear_layout(layout: AffineMapAttr, rank: int) -> tuple[list[int | None], 
         raise Unsupported(f"memref layout {layout} (not a strided map)")
     at = lambda point: amap.eval(point, [])[0]  # noqa: E731
     offset = at([0] * rank)
-    strides = [at([int(k == d) for k in range(rank)]) - offset for d in range(rank)]
+    strides: list[int | None] = [at([int(k == d) for k in range(rank)]) - offset for d in range(rank)]
     return strides, offset
 
 
@@ -150,7 +151,7 @@ class Storage:
         self.data = fill if fill is not None else np.zeros(nbytes, np.uint8)
         self.shadow = np.zeros(len(self.data), np.int32) if shadow else None
         self.ident, self.name, self.origin = ident, name, origin
-        self.freed = None  # the op that deallocated it
+        self.freed: Operation | None = None  # the op that deallocated it
         self.constant = False
         self.arena = arena
 

@@ -5,6 +5,8 @@ streams from off chip. A record, not a plan: nothing reads it back to compute.""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, StringAttr, i64
 
@@ -12,7 +14,7 @@ TILED_ATTR = "memopt.tiled"
 
 
 def record_run(f: func.FuncOp, run: str, ops: int, grid: tuple[int, int], base: int, extra: int,
-               streamed: list[str] = ()) -> None:
+               streamed: Sequence[str] = ()) -> None:
     """Append one tiled run to ``f``'s ``memopt.tiled`` (the report lists them in this order)."""
     entry = DictionaryAttr({
         "run": StringAttr(run), "ops": IntegerAttr(ops, i64), "grid": StringAttr(f"{grid[0]}x{grid[1]}"),

@@ -117,6 +117,7 @@ class Aim:
                 res = cpsat.fit(*cols, self.height, ATTEMPT, left, on_solver=self._handle.attach,
                                 orders=[order], conflicts=CONFLICTS, automatic=False)
                 if res.status == cpsat.FIT:
+                    assert res.offsets is not None  # a fit has its offsets
                     offs = list(res.offsets)
                     self._offsets = stacking.expand(offs) if stacking is not None else offs
                     return

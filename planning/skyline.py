@@ -155,7 +155,8 @@ def skyline_offsets(problem: Problem, rule: str = "duration",
         """One segment for two adjacent ones of the same height."""
         a.alive = b.alive = False
         m = _Segment(a.t0, b.t1, a.y)
-        link(a.prev, m), link(m, b.next)
+        link(a.prev, m)
+        link(m, b.next)
         return m
 
     def merge(s: _Segment) -> _Segment:

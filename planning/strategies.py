@@ -27,7 +27,8 @@ from .strategy import LargeFirst, OrderedFirstFit, Sequential, ShortFirst, Strat
 from .validate import find_conflicts
 
 
-_REGISTRY: dict[str, Callable[..., Strategy]] = {cls.name: cls for cls in (*GREEDY, SearchStrategy)}
+_BUILT_IN: tuple[type[Strategy], ...] = (*GREEDY, SearchStrategy)
+_REGISTRY: dict[str, Callable[..., Strategy]] = {cls.name: cls for cls in _BUILT_IN}
 """Every selectable strategy by name, in portfolio order (``best`` aside)."""
 
 

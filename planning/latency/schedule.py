@@ -77,17 +77,17 @@ def pingpong_items(ops: Sequence[OpProfile], pipelined: Sequence[bool], buffers:
         items += starts(order[k])
     seq = {i: k for k, i in enumerate(order)}
     for i, op in enumerate(ops):
-        k = seq.get(i)
-        if k is None:
+        at = seq.get(i)
+        if at is None:
             items.append(Run(op.macs, op.weights))
             continue
         items += [Wait(i * 1024 + j) for j in range(len(op.weights))]
         if buffers == 2:
-            if k + 1 < len(order):
-                items += starts(order[k + 1])
+            if at + 1 < len(order):
+                items += starts(order[at + 1])
             items.append(Run(op.macs))
         else:
             items.append(Run(op.macs))
-            if k + ahead < len(order):
-                items += starts(order[k + ahead])
+            if at + ahead < len(order):
+                items += starts(order[at + ahead])
     return items

@@ -306,12 +306,12 @@ class BranchAndBound:
         cut_points = [a, *[s for s in zeros if a < s < z], z]
         # A buffer belongs to every piece its section range meets; by construction it meets one.
         heuristic = self.rank.heuristic
-        rerank = heuristic is not None and "T" in heuristic and self.infer
+        rerank = heuristic if heuristic is not None and "T" in heuristic and self.infer else None
         for part, pa, pz in st.split(unplaced, cut_points):
-            if rerank:
+            if rerank is not None:
                 # As MiniMalloc's SubSolve does: a sub-problem is preordered afresh, its ``T`` being
                 # the sections' totals of what is still unplaced.
-                status = self._solve_reranked(part, pa, pz, heuristic)
+                status = self._solve_reranked(part, pa, pz, rerank)
             else:
                 status = self._solve(part, pa, pz)
             if status != OK:

@@ -85,6 +85,7 @@ def _fit_partition(st: Structure, cap: int, runs: list[tuple[Rank, int]], work: 
     if status == _OPEN and exact is not None:
         res = exact.consult(pi)
         if res.status == cpsat.FIT:
+            assert res.offsets is not None  # a fit has its offsets
             status, hit = OK, cache.solve(pi, list(res.offsets), "cp-sat")
         elif res.status == cpsat.INFEASIBLE:  # the model is exact, even with branches
             cache.refute(pi, cap)

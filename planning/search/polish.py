@@ -79,6 +79,7 @@ def _polish(problem: Problem, offsets: Sequence[int], nodes: int,
         if status != OK:
             lo = cap + 1
             continue
+        assert sol is not None  # OK comes with the offsets
         offs = st.expand(sol)
         h = height(problem, offs)
         if h >= ceiling or find_conflicts(problem, offs):  # planners are never trusted
@@ -105,6 +106,7 @@ def descent(problem: Problem, cap: int, stop: Stop | None = None) -> list[int] |
         work = Work(limit, float("inf"), stop)
         status, sol = try_cap(st, cap, [(st.preorder("WAT"), limit)], work, PartCache(st))
         if status == OK:
+            assert sol is not None  # OK comes with the offsets
             offsets = st.expand(sol)
             offsets = stacking.expand(offsets) if stacking is not None else offsets
             if not find_conflicts(problem, offsets):  # planners are never trusted

@@ -27,9 +27,10 @@ EXACT_SHARE_CAPACITY = 0.9
 class _Incumbent:
     """The best plan so far and the method that found it."""
 
-    def __init__(self, problem: Problem, offsets: list[int], source: str) -> None:
+    def __init__(self, problem: Problem, offsets: Sequence[int], source: str) -> None:
         self.problem = problem
-        self.offsets, self.height, self.source = offsets, height(problem, offsets), source
+        self.offsets: Sequence[int] = offsets
+        self.height, self.source = height(problem, offsets), source
 
     def offer(self, offsets: Sequence[int], h: int, source: str) -> None:
         """Keep the plan when it is strictly lower."""
@@ -90,6 +91,7 @@ class SearchStrategy(Strategy):
         if best.height > target and not proven and n <= EXACT_MAX and not problem.has_control_flow:
             # ``best``'s own polish of the portfolio's plan (a few thousand nodes), only when the
             # target was missed: so that the search ends no higher than the default would.
+            assert portfolio is not None  # made just above when the target was missed
             best.offer(*exact_polish(problem, portfolio, EXACT_NODES), "exact-polish")
         if n and best.height > target and work.left > 0 and not proven:
             _, offs, h = hill_climb(problem, order_of(problem, best.offsets), target, random.Random(self.seed), work)
