@@ -215,7 +215,7 @@ def mix(kind: str, ident: int, inputs: Sequence[np.ndarray], outs: Sequence[Tens
     h.update(int(ident).to_bytes(8, "little", signed=True))
     for x in inputs:
         h.update(len(x).to_bytes(8, "little"))
-        h.update(memoryview(np.ascontiguousarray(x)))
+        h.update(np.ascontiguousarray(x).data)
     rng = np.random.default_rng(int.from_bytes(h.digest(), "little"))
     return [sample(rng, info) for info in outs]
 
@@ -251,7 +251,7 @@ def _channel_broadcast(per: np.ndarray, shape: tuple[int, ...]) -> np.ndarray | 
 
 def _whole(x: np.ndarray) -> int:
     """A 64-bit hash of every byte of ``x``."""
-    return int.from_bytes(hashlib.blake2b(memoryview(np.ascontiguousarray(x)), digest_size=8).digest(), "little")
+    return int.from_bytes(hashlib.blake2b(np.ascontiguousarray(x).data, digest_size=8).digest(), "little")
 
 
 def _positional(x: np.ndarray, out: TensorInfo) -> np.ndarray:
@@ -301,6 +301,7 @@ def mix_elementwise(
                 per = np.uint64(_whole(x))
         h = h * np.uint64(1000003) ^ per
     h = h ^ (h >> np.uint64(29))
+    vals: np.ndarray
     if out.kind.family == "float":
         vals = ((h % np.uint64(128)).astype(np.int64) - 64) / 64.0
     elif out.kind.family == "int":

@@ -62,13 +62,13 @@ class Compiler:
         self.slots: dict[SSAValue, int] = {}
         self.blocks: dict[int, Code] = {}
         for op in walk(f.body):
-            for r in op.regions:
-                for b in r.blocks:
+            for region in op.regions:
+                for b in region.blocks:
                     for a in b.args:
                         self.slots[a] = len(self.slots)
             for r in op.results:
                 self.slots[r] = len(self.slots)
-        for a in f.body.blocks.first.args if f.body.blocks else []:
+        for a in f.body.blocks[0].args if f.body.blocks else []:
             self.slots[a] = len(self.slots)
         for b in f.body.blocks:
             for a in b.args:
@@ -79,6 +79,7 @@ class Compiler:
         """How messages name ``v``: ``%name``, with its line when other values share the name
         (the parser keeps ``%alloc`` of ``%alloc_2``), ``<line N>`` when it has none."""
         owner = v.owner if isinstance(v.owner, Operation) else v.owner.parent_op()
+        assert owner is not None  # a value of the function's body
         loc = locate(owner)
         line = f"line {loc[0]}" if loc else f"'{owner.name}'"
         if not v.name_hint:

@@ -101,7 +101,7 @@ def spill_tensors(lt: FunctionLifetimes, target: Target) -> list[SpillTensor]:
             readers = None  # already spilled: its home is off chip
         uses = tuple(sorted({num.begin[u] for u in readers})) if readers else ()
         reloads = len(readers or ())
-        if readers and readers[0] is owner.op.next_op:
+        if readers and isinstance(owner, OpResult) and readers[0] is owner.op.next_op:
             reloads -= 1  # read before it leaves (insert_spills)
         out.append(SpillTensor(
             size=b.size, start=b.start, end=b.end, uses=uses,

@@ -52,11 +52,12 @@ def tile_to_fit(f: func.FuncOp, capacity: int | None, max_extra: float | None, s
     if capacity is None:
         capacity, choice = least, least_choice
     else:
-        choice = fit_preferring(prog.live, prog.options, capacity, prefer_whole, budget, prog.live_homed)
-        if choice is None:
+        fitted = fit_preferring(prog.live, prog.options, capacity, prefer_whole, budget, prog.live_homed)
+        if fitted is None:
             within = "" if max_extra is None else f" within +{max_extra:g} % MACs"
             raise MemoptError(f"tile: cannot fit '@{name}' in {capacity} bytes by tiling{within}: the smallest "
                               f"capacity tiling reaches is {least} bytes", f)
+        choice = fitted
     before = max(prog.live) if prog.live else 0
     lines = []
     total_extra = 0

@@ -36,7 +36,7 @@ class _Spec:
     """How one op of the run reads its inputs along H and W."""
 
     op: ComputeOp
-    windows: tuple[Window, Window]
+    windows: tuple[Window | Resample, Window | Resample]
     spatial: list[int]
     """Operands cut with the patch (the others are read whole: weights, broadcast operands)."""
     layout_of_pads: str
@@ -154,9 +154,10 @@ def _spec(op: Operation, layout: str) -> _Spec:
                 raise MemoptError(f"tile: '{op.kind.data}' ({_name(op.outputs[0])}) has no 4-D filter", op)
             k = (wt[1], wt[2]) if layout == "NHWC" else (wt[2], wt[3])
         else:
-            k = tuple(win.ints(attrs, "kernel") or ())
-            if len(k) != 2:
+            kernel = tuple(win.ints(attrs, "kernel") or ())
+            if len(kernel) != 2:
                 raise MemoptError(f"tile: '{op.kind.data}' ({_name(op.outputs[0])}) has no kernel attribute", op)
+            k = (kernel[0], kernel[1])
         params = win.window_params(attrs, (x[h], x[w]), (out[h], out[w]), k)
         if params is None:
             raise MemoptError(f"tile: '{op.kind.data}' ({_name(op.outputs[0])}): its strides, dilations and pads do "

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import IntegerAttr, StringAttr, TensorType, i64
-from xdsl.ir import Operation
+from xdsl.ir import Attribute, Operation
 
 from memopt.diagnostics import copy_location
 from memopt.dialects.memopt import IDENT_ATTR, ComputeOp, ViewOp
@@ -54,9 +54,9 @@ def _shuffle(t: Operation) -> tuple[ViewOp, ViewOp, int, str] | None:
 def fuse_channel_shuffles(f: func.FuncOp) -> int:
     """Replace every channel shuffle of ``f``'s body by one ``channel_shuffle`` op; returns how many."""
     ident = op_identities(f)
-    found = [(t, s) for t in list(f.body.blocks[0].ops) if (s := _shuffle(t)) is not None]
+    found = [(t, s) for t in list(f.body.blocks[0].ops) if isinstance(t, ComputeOp) and (s := _shuffle(t)) is not None]
     for t, (split, merge, groups, layout) in found:
-        attrs = {"groups": IntegerAttr(groups, i64), "layout": StringAttr(layout), IDENT_ATTR: IntegerAttr(ident[t], i64)}
+        attrs: dict[str, Attribute] = {"groups": IntegerAttr(groups, i64), "layout": StringAttr(layout), IDENT_ATTR: IntegerAttr(ident[t], i64)}
         if "names" in merge.attributes:
             attrs["names"] = merge.attributes["names"]
         op = ComputeOp("channel_shuffle", [split.source], [merge.result.type],

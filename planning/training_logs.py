@@ -183,9 +183,15 @@ class _Tape:
         return math.prod(self.shape[v])
 
     def root(self, v: int) -> int:
-        while self.src[v] is not None:
-            v = self.src[v][0]
+        while (src := self.src[v]) is not None:
+            v = src[0]
         return v
+
+    def source(self, v: int) -> tuple[int, int]:
+        """The (value, byte offset) view ``v`` is of."""
+        src = self.src[v]
+        assert src is not None, "not a view"
+        return src
 
     def arg(self, name: str, shape, dtype: str = "f32") -> int:
         v = self._value(shape, dtype, name)
@@ -314,7 +320,7 @@ class _Tape:
         def canon(v: int) -> int:
             return tid[v] if v in tid else vid[v]
 
-        views = tuple(LogView(canon(self.src[v][0]), self.src[v][1], self.nbytes(v), self.before[v],
+        views = tuple(LogView(canon(self.source(v)[0]), self.source(v)[1], self.nbytes(v), self.before[v],
                               self.name[v], self.shape[v]) for v in view_vals)
         ops = []
         for op in self.ops:
@@ -873,6 +879,7 @@ def logs_to_mlir(graph: RematGraph, name: str = "main", numeric: bool = False) -
     for t in range(n):
         vtype[t] = _type(graph.sizes[t], dtype(t))
     for j, v in enumerate(views):
+        assert log is not None  # views come from a log
         vtype[n + j] = _type(v.size, dtype(log.root(n + j)))
 
     ssa: dict[int, str] = {}

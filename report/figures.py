@@ -223,6 +223,7 @@ def draw_layout(ax, fig, fv: FunctionView, view: PlanView | None = None, prefix:
     from matplotlib.patches import Patch
 
     many = len(fv.tensors) > MAX_DRAWN_BOXES
+    top: float
     if many:  # only the drawn boxes become Rects; the rest go to the aggregate as arrays
         drawn = drawn_tensors(fv)
         rects = [_tensor_rect(fv, k, prefix) for k in drawn]
@@ -294,9 +295,11 @@ _SERIES_COLOURS = ("#f28e2b", "#8c564b", "#e377c2")
 
 def draw_live(ax, fv: FunctionView, series: tuple = ()) -> None:
     steps, live = live_curve(fv)
+    curve_x, curve_y = list(steps), list(live)
     if len(live):  # hold the last value to the end of the last step
-        steps, live = list(steps) + [int(steps[-1]) + 1], list(live) + [int(live[-1])]
-    ax.step(steps, live, where="post", color="#4e79a7", linewidth=1.0, label="live bytes (heaviest path, in-place pairs once)")
+        curve_x.append(int(steps[-1]) + 1)
+        curve_y.append(int(live[-1]))
+    ax.step(curve_x, curve_y, where="post", color="#4e79a7", linewidth=1.0, label="live bytes (heaviest path, in-place pairs once)")
     for k, (label, xs, ys) in enumerate(series):  # colours apart from the live curve's and the lines'
         ax.step(xs, ys, where="post", linewidth=1.0, label=label, color=_SERIES_COLOURS[k % len(_SERIES_COLOURS)])
     ax.axhline(fv.lower_bound, color="#2ca02c", linestyle="--", linewidth=0.9, label=f"lower bound {fv.lower_bound}")

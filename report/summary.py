@@ -73,8 +73,8 @@ def function_summary(fv: FunctionView, tensors: bool = True, before: FunctionVie
     if tensors and fv.tensors:
         lines.append("  tensors")
         order = sorted(fv.tensors, key=lambda t: (t.start, t.offset, t.name))
-        rows = [(t.name, t.size, f"[{t.start}, {t.end})", t.offset, t.kind) for t in order]
-        lines += ["    " + s for s in _table(("name", "size", "lifetime", "offset", "kind"), rows, {1, 3})]
+        tensor_rows = [(t.name, t.size, f"[{t.start}, {t.end})", t.offset, t.kind) for t in order]
+        lines += ["    " + s for s in _table(("name", "size", "lifetime", "offset", "kind"), tensor_rows, {1, 3})]
     return lines
 
 

@@ -109,6 +109,7 @@ def _at_capacity(v: View, problem: Problem, best: Best, work: Work, capacity: in
         return True
     status, sol = try_cap(v.st, cap, v.runs, work, v.cache, v.at_capacity)
     if status == OK:
+        assert sol is not None  # OK comes with the offsets
         best.offer(v, problem, sol)
         return True
     if status == FAIL:
@@ -126,7 +127,10 @@ def _binary_search(v: View, problem: Problem, best: Best, work: Work, capacity: 
     run per probe, worth its runs."""
     runs = v.runs
     lowest = max(v.proven_lo, floor)
-    lo = max(lowest, capacity + 1) if v.open_capacity else lowest
+    lo = lowest
+    if v.open_capacity:
+        assert capacity is not None  # open only when there is a capacity
+        lo = max(lowest, capacity + 1)
     hi = best.height - 1
     probes = 1 if v.open_capacity else -1
     if v.open_capacity:
@@ -142,6 +146,7 @@ def _binary_search(v: View, problem: Problem, best: Best, work: Work, capacity: 
             if probe is not None:
                 probe.stop()
         if status == OK:
+            assert sol is not None  # OK comes with the offsets
             best.offer(v, problem, sol)
             hi = best.height - 1
         else:
