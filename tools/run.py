@@ -23,26 +23,17 @@ argument its shape, and the plain run prints the results and the memref argument
 
 Every failure is one line on stderr (internal errors exit 2); never a traceback.
 
-The upstream executor (``memref_exec`` and the op semantics it compiles with) is imported in the
-functions that run upstream IR: a memopt-dialect program runs without it (start-up).
+The tool parses, runs through :mod:`memopt.executor.flavour` — which picks the executor for the
+program's IR flavour — and prints.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-
-import numpy as np
-from xdsl.dialects import func
 
 from memopt.cli import ArgParser, ToolError, process_entry, read_input, run_tool, write_output
 from memopt.diagnostics import MemoptError
-from memopt.dialects.upstream_attrs import is_memref_function
-from memopt.dialects.walk import walk
-from memopt.executor import check_module, digest, find_function, run_function
-from memopt.executor.data import tensor_info, typed
-from memopt.executor.memref_values import Ref
-from memopt.executor.proof import result_bytes
+from memopt.executor import flavour
 from memopt.executor.resources import DEFAULT_MAX_BYTES, DEFAULT_MAX_OPS, Limits
 from memopt.tools.source import located, parse_source
 
@@ -81,22 +72,11 @@ def parse_module(text: str, filename: str):
     return parse_source(text, filename)[1]
 
 
-def format_result(name: str, k: int, t, data: np.ndarray) -> str:
+def format_shown(v: flavour.Shown) -> str:
     """``@main result #0 : tensor<4xf32> = [..] digest=..``: values in full up to 16 elements."""
-    info = tensor_info(t)
-    vals = typed(data, info)
-    flat = (vals.reshape(-1) if vals is not None else data)
-    shown = ", ".join(str(v) for v in flat[:16])
-    more = ", ..." if flat.size > 16 else ""
-    return f"@{name} result #{k} : {t} = [{shown}{more}] digest={digest(data).hex()[:16]}"
-
-
-def _memref_functions(module, name: str | None) -> list:
-    """Upstream (memref) functions to prove: every one with a body, or ``name``."""
-    funcs = [op for op in walk(module) if isinstance(op, func.FuncOp) and op.body.blocks]
-    if name is not None:
-        funcs = [f for f in funcs if f.sym_name.data == name]
-    return [f for f in funcs if is_memref_function(f)]
+    shown = ", ".join(str(x) for x in v.values[:16])
+    more = ", ..." if v.values.size > 16 else ""
+    return f"{v.head} : {v.kind} = [{shown}{more}] digest={v.digest.hex()[:16]}"
 
 
 def _limits(args):
@@ -124,56 +104,6 @@ def _input_shapes(specs: Sequence[str] | None) -> dict[str, tuple[int, ...]]:
     return shapes
 
 
-def _check_upstream(module, args, limits, shapes) -> list[str]:
-    from memopt.executor.memref_exec import check_memref_function  # upstream only (module docstring)
-
-    out = []
-    for f in _memref_functions(module, args.func):
-        r = check_memref_function(module, f, seed=args.seed, limits=limits, shapes=shapes)
-        paths = f", {r.paths} paths" if r.paths > 1 else ""
-        out.append(f"@{r.function}: planned execution matches unplanned ({r.writes} buffer writes, "
-                   f"{r.reads} reads, {r.arena_views} arena views{paths})")
-    return out
-
-
-def _check_memopt(module, args, limits, known: dict[str, tuple[bytes, ...]]) -> list[str]:
-    """``--check`` of memopt-dialect functions; ``known`` receives each one's unplanned results."""
-    out = []
-    landings = (args.dma_landing,) if args.dma_landing else ("start", "wait")
-    for r in check_module(module, args.func, seed=args.seed, dma_landings=landings, max_paths=args.max_paths,
-                          limits=limits):
-        known[r.function] = r.results
-        more = "" if r.paths == r.total_paths else f", the first {r.paths} by --max-paths"
-        out.append(
-            f"@{r.function}: planned execution matches unplanned ({r.values} values, "
-            f"{r.reads} reads, {r.outputs} results, arena {r.arena_size} bytes, "
-            f"paths {r.paths}/{r.total_paths}{more})"
-        )
-    return out
-
-
-def _run_upstream(module, args, limits, shapes) -> list[str]:
-    """One run of an upstream function: its results, then its memref arguments' final values."""
-    from memopt.executor.memref_exec import run_memref_function  # upstream only (module docstring)
-
-    funcs = _memref_functions(module, args.func)
-    f = next((g for g in funcs if g.sym_name.data == "main"), funcs[0]) if args.func is None else funcs[0]
-    results, params = run_memref_function(module, f, args.seed, planned=args.planned, limits=limits, shapes=shapes)
-    name = f.sym_name.data
-    lines = [_format_value(f"@{name} result #{k}", v) for k, v in enumerate(results)]
-    return lines + [_format_value(f"@{name} argument #{k}", v) for k, v in enumerate(params)]
-
-
-def _format_value(head: str, v) -> str:
-    data = v.values() if isinstance(v, Ref) else np.asarray(v)
-    flat = data.reshape(-1)
-    shown = ", ".join(str(x) for x in flat[:16])
-    more = ", ..." if flat.size > 16 else ""
-    kind = f"memref<{'x'.join(map(str, v.sizes))}{'x' if v.sizes else ''}{v.elem.name}>" if isinstance(v, Ref) \
-        else str(data.dtype)
-    return f"{head} : {kind} = [{shown}{more}] digest={digest(data).hex()[:16]}"
-
-
 def _run(argv: Sequence[str], state: dict) -> int:
     args = _parser().parse_args(list(argv))
     limits = _limits(args)
@@ -182,59 +112,22 @@ def _run(argv: Sequence[str], state: dict) -> int:
     state["file"] = "<stdin>" if path == "-" else path
     text = read_input(path)
     module = parse_module(text, state["file"])
-    upstream = bool(_memref_functions(module, args.func))
     known: dict[str, tuple[bytes, ...]] = {}  # unplanned results --check computed, which --against reuses
     try:
         if args.check:
-            out = _check_upstream(module, args, limits, shapes) if upstream else _check_memopt(module, args, limits, known)
-        elif upstream:
-            out = _run_upstream(module, args, limits, shapes)
+            landings = (args.dma_landing,) if args.dma_landing else ("start", "wait")
+            out = flavour.check(module, args.func, seed=args.seed, limits=limits, shapes=shapes,
+                                dma_landings=landings, max_paths=args.max_paths, known=known)
         else:
-            ex = run_function(module, args.func, planned=args.planned, seed=args.seed,
-                              dma_landing=args.dma_landing or "start", limits=limits)
-            out = [format_result(ex.func.sym_name.data, k, t, data) for k, (t, data) in enumerate(zip(ex.types, ex.outputs))]
+            out = [format_shown(v) for v in flavour.run(module, args.func, planned=args.planned, seed=args.seed,
+                                                        limits=limits, shapes=shapes,
+                                                        dma_landing=args.dma_landing or "start")]
         if args.against is not None:
             out.append(_compare_against(module, args, limits, shapes, state, known))
     except MemoptError as e:
         raise located(e) from None
     write_output(None, "".join(line + "\n" for line in out))
     return 0
-
-
-@dataclass
-class _Outcome:
-    """One unplanned run of a function, as ``--against`` compares it."""
-
-    name: str
-    flavour: str
-    signature: list[str]  # the types of the arguments the run generates (an arena argument aside)
-    values: list[tuple[str, bytes]]  # (label, bytes) of each compared value
-
-
-def _results(module, name: str | None, seed: int, limits, shapes=None, known=None) -> _Outcome:
-    """The results of one unplanned run: a memopt-dialect function's return values, or an
-    upstream function's results and argument buffers after the run (its out-parameters; the
-    arena argument of ``arena=arg`` is scratch and not compared). ``known``: memopt-dialect
-    functions' results already computed by ``--check``'s unplanned run, by name."""
-    funcs = _memref_functions(module, name)
-    if funcs:
-        from memopt.executor.memref_arena import is_arena_arg  # upstream only (module docstring)
-        from memopt.executor.memref_exec import run_memref_function
-
-        f = next((g for g in funcs if g.sym_name.data == "main"), funcs[0]) if name is None else funcs[0]
-        results, params = run_memref_function(module, f, seed, limits=limits, shapes=shapes)
-        args = [a for a in f.body.blocks.first.args if not is_arena_arg(a)]
-        labels = [f"result #{k} ({t})" for k, t in enumerate(f.function_type.outputs.data)]
-        labels += [f"argument #{a.index} ({a.type}) after the run" for a in args]
-        values = list(zip(labels, result_bytes([*results, *params])))
-        return _Outcome(f.sym_name.data, "upstream memref IR", [str(a.type) for a in args], values)
-    f = find_function(module, name)
-    done = (known or {}).get(f.sym_name.data)
-    if done is None:
-        done = tuple(result_bytes(run_function(module, f, planned=False, seed=seed, limits=limits).outputs))
-    values = [(f"result #{k} ({t})", d) for k, (t, d) in enumerate(zip(f.function_type.outputs.data, done))]
-    signature = [str(t) for t in f.function_type.inputs.data]
-    return _Outcome(f.sym_name.data, "the memopt dialect", signature, values)
 
 
 def _compare_against(module, args, limits, shapes, state: dict, known=None) -> str:
@@ -246,8 +139,8 @@ def _compare_against(module, args, limits, shapes, state: dict, known=None) -> s
     text = read_input(args.against)
     original = parse_source(text, args.against)[1]
     state["file"] = main_file
-    mine = _results(module, args.func, args.seed, limits, shapes, known)
-    theirs = _results(original, args.func, args.seed, limits, shapes)
+    mine = flavour.unplanned_results(module, args.func, args.seed, limits, shapes, known)
+    theirs = flavour.unplanned_results(original, args.func, args.seed, limits, shapes)
     name, against = mine.name, args.against
     if mine.flavour != theirs.flavour:
         raise ToolError(

@@ -14,6 +14,7 @@ from memopt.executor import check_module
 from memopt.fuzz import _CTX, parse
 from memopt.passes.insert_dma import InsertDmaPass
 from memopt.passes.plan_memory import PlanMemoryPass
+from memopt.executor import flavour
 from memopt.tools import run as run_tool
 
 CHAIN = (Path(__file__).resolve().parents[2] / "examples" / "chain.mlir").read_text()
@@ -57,13 +58,13 @@ def test_against_reuses_the_checks_unplanned_results(monkeypatch, capsys, tmp_pa
     original = tmp_path / "o.mlir"
     original.write_text(CHAIN if same else CHAIN.replace('"add"(%c2, %r1)', '"add"(%c2, %c2)'))
     runs: list[str] = []
-    real = run_tool.run_function
+    real = flavour.run_function
 
     def counting(module, f=None, **kw):
         runs.append("unplanned" if not kw.get("planned") else "planned")
         return real(module, f, **kw)
 
-    monkeypatch.setattr(run_tool, "run_function", counting)
+    monkeypatch.setattr(flavour, "run_function", counting)
     code = run_tool.main([str(rewritten), "--check", "--against", str(original)])
     out, err = capsys.readouterr()
     assert runs == ["unplanned"]  # the original only: the rewritten program's results are the check's
