@@ -376,6 +376,7 @@ class TfliteReader:
         variables are shared by all instances)."""
         t = self.sgs[s].tensors[i]
         handle = self.var_of_handle.get((s, i))
+        key: Key
         if handle is not None:
             key = ("var", handle)
             if key not in b.decls:

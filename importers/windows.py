@@ -142,8 +142,8 @@ def tflite_reshaping(kind: str, options: dict) -> dict[str, Attribute]:
             transform, rounding = ("tf_half_pixel_for_nn" if nearest else "half_pixel"), "floor"
         else:
             transform, rounding = "asymmetric", "floor"
-        attrs = {"layout": nhwc, "mode": StringAttr("nearest" if nearest else "linear"),
-                 "coordinates": StringAttr(transform)}
+        attrs: dict[str, Attribute] = {"layout": nhwc, "mode": StringAttr("nearest" if nearest else "linear"),
+                                       "coordinates": StringAttr(transform)}
         if nearest:
             attrs["rounding"] = StringAttr(rounding)
         return attrs
@@ -172,8 +172,9 @@ def onnx_reshaping(node) -> dict[str, Attribute]:
         if mode not in ("nearest", "linear", "bilinear"):
             return {}
         transform = "asymmetric" if node.op_type == "Upsample" else word("coordinate_transformation_mode", "half_pixel")
-        attrs = {"layout": nchw, "mode": StringAttr("nearest" if mode == "nearest" else "linear"),
-                 "coordinates": StringAttr(transform)}
+        attrs: dict[str, Attribute] = {
+            "layout": nchw, "mode": StringAttr("nearest" if mode == "nearest" else "linear"),
+            "coordinates": StringAttr(transform)}
         if mode == "nearest":
             attrs["rounding"] = StringAttr("floor" if node.op_type == "Upsample" else word("nearest_mode", "round_prefer_floor"))
         return attrs

@@ -56,7 +56,8 @@ def fuse_channel_shuffles(f: func.FuncOp) -> int:
     ident = op_identities(f)
     found = [(t, s) for t in list(f.body.blocks[0].ops) if isinstance(t, ComputeOp) and (s := _shuffle(t)) is not None]
     for t, (split, merge, groups, layout) in found:
-        attrs: dict[str, Attribute] = {"groups": IntegerAttr(groups, i64), "layout": StringAttr(layout), IDENT_ATTR: IntegerAttr(ident[t], i64)}
+        attrs: dict[str, Attribute] = {"groups": IntegerAttr(groups, i64), "layout": StringAttr(layout),
+                                       IDENT_ATTR: IntegerAttr(ident[t], i64)}
         if "names" in merge.attributes:
             attrs["names"] = merge.attributes["names"]
         op = ComputeOp("channel_shuffle", [split.source], [merge.result.type],

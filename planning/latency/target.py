@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, fields, replace
+from typing import Any
 
 
 class LatencyError(ValueError):
@@ -76,7 +77,7 @@ TARGET_KEYS = tuple(f.name.replace("_", "-") for f in fields(Target))
 def parse_target(text: str, base: Target | None = None) -> Target:
     """Read a target description: ``key = value`` lines (keys as in :data:`TARGET_KEYS`,
     ``#`` comments, ``capacity = none`` for unlimited), applied on top of ``base``."""
-    values: dict[str, int | str | None] = {}
+    values: dict[str, Any] = {}  # a Target field's value: an int, a name, None (unset)
     for n, raw in enumerate(text.splitlines(), 1):
         line = raw.split("#", 1)[0].strip()
         if not line:
@@ -120,5 +121,5 @@ def load_target(path: str | None, overrides: dict[str, int | None] | None = None
             raise LatencyError(f"target file '{path}' line {line}: not UTF-8 text (byte 0x{e.object[e.start]:02x}); "
                                "a target file is 'key = value' lines") from None
         target = parse_target(text, target)
-    changes = {k: v for k, v in (overrides or {}).items() if v is not None}
+    changes: dict[str, Any] = {k: v for k, v in (overrides or {}).items() if v is not None}
     return replace(target, **changes) if changes else target
