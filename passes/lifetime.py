@@ -1,9 +1,11 @@
 """Lifetime analysis: from a function in the memopt dialect to an IR-free planning problem.
 
-Steps, use steps and spans follow the rules both IR flavours share
-(:mod:`memopt.passes.lifetime_core`), over :class:`MemoptFlavour`: ``memopt.if`` is the
-branch, every other region op (``memopt.loop``, or one of unknown meaning) iterates, and an op
-off the arena (:func:`off_arena`) takes no step.
+Steps, use steps, spans and following a buffer through its views are the rules both IR
+flavours share (:mod:`memopt.passes.lifetime_core`), over :class:`MemoptFlavour`: ``memopt.if``
+is the branch, every other region op (``memopt.loop``, or one of unknown meaning) iterates, an
+op off the arena (:func:`off_arena`) takes no step, a view is its source's storage, and an
+``if`` result or a loop's carried slot is complete only at its op's end. What a buffer is (its
+definitions, below) is this module's.
 
 How the branches of an ``if`` are numbered is the control-flow mode:
 
@@ -80,7 +82,7 @@ from dataclasses import dataclass
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import TensorType
-from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
+from xdsl.ir import Block, Operation, OpResult, SSAValue
 
 from memopt.diagnostics import MemoptError
 from memopt.dialects.errors import value_location_op
@@ -91,7 +93,7 @@ from memopt.dialects.memopt import (
 )
 from memopt.planning import Buffer, Overwrite, Path, Problem, PlanningError, align_up
 from memopt.planning.control_flow import IfSpan
-from memopt.passes.lifetime_core import Flavour, Numbering, UseSteps, if_spans
+from memopt.passes.lifetime_core import ACCESS, Flavour, Numbering, Tracer, Use, if_spans
 from memopt.passes.lifetime_core import number_ops as number_with
 from memopt.passes.names import display_names
 
@@ -109,6 +111,17 @@ class MemoptFlavour(Flavour):
 
     def takes_no_step(self, op: Operation) -> bool:
         return off_arena(op)
+
+    def use(self, user: Operation, index: int) -> Use:
+        """A view is its source's storage (read at its step); any other use reads it: a yield
+        copies (unless the value is computed into the ``if`` result: a definition of it)."""
+        if isinstance(user, ViewOp):
+            return Use(lives_on=[user.result])
+        return ACCESS
+
+    def completes_at_end(self, op: Operation) -> bool:
+        """A loop's carried slot lives across the whole loop; an ``if`` result is complete at its end."""
+        return isinstance(op, (LoopOp, IfOp))
 
 
 MEMOPT = MemoptFlavour()
@@ -223,160 +236,151 @@ def analyze_function(
 ) -> FunctionLifetimes:
     """Build the planning problem of ``f`` (see module docstring) for one memory: on chip
     (``memory=None``, every tensor but weights and spilled homes), or the off-chip memory named
-    ``memory`` (the results of ``memopt.copy ... to "<memory>"`` and views of them)."""
+    ``memory`` (the results of ``memopt.copy ... to "<memory>"`` and views of them).
+
+    A driver over the shared rules: the buffers' definitions are this module's
+    (:func:`_definitions`); each buffer's storage and steps are the shared tracer's."""
     if not f.body.blocks:
         raise MemoptError("cannot plan a function declaration without a body", f)
     body = f.body.blocks[0]
     num = number_ops(body, mode)
-    steps = UseSteps(num, MEMOPT)
-
+    tracer = Tracer(num, MEMOPT)
     storage_of: dict[SSAValue, tuple[int, int]] = {}
     owner: list[SSAValue] = []
-    start: list[int] = []
-    size: list[int] = []
-    path: list[Path] = []
-    offchip: set[SSAValue] = set()
-    aliases = _yield_aliases(body)
-
-    def new_buffer(value: SSAValue, step: int, block_path: Path) -> None:
-        target = aliases.get(value)
-        if target is not None and target in storage_of:  # computed into the if result
-            storage_of[value] = storage_of[target]
-            return
-        t = value.type
-        assert isinstance(t, TensorType)
-        try:
-            nbytes = byte_size(t)
-        except ValueError as e:
-            raise MemoptError(str(e), value_location_op(value)) from None
-        storage_of[value] = (len(owner), 0)
-        owner.append(value)
-        start.append(step)
-        size.append(nbytes)
-        path.append(block_path)
-
-    for arg in body.args:
-        if isinstance(arg.type, TensorType) and memory is None:
-            new_buffer(arg, 0, ())
-
-    for op in walk(body):
-        if op is f:
-            continue
-        block = op.parent_block()
-        bpath = num.path.get(block, ())
-        if isinstance(op, CopyOp) and memory_of(op.result) != memory:
-            offchip.add(op.result)  # another memory's tensor: not in this arena
-            continue
-        if memory is not None and not isinstance(op, (CopyOp, ViewOp)):
-            continue  # an off-chip memory holds copies (and views of them) only
-        if op.has_trait(OffArena, value_if_unregistered=False):
-            offchip.update(op.results)
-            continue
-        if isinstance(op, ViewOp):
-            src = op.source
-            if src in offchip or src not in storage_of:
-                offchip.add(op.result)
-            else:
-                b, rel = storage_of[src]
-                storage_of[op.result] = (b, rel + op.offset.value.data)
-            continue
-        if isinstance(op, LoopOp):
-            body_block = op.body.blocks[0] if op.body.blocks else None
-            for k, res in enumerate(op.results):
-                if not isinstance(res.type, TensorType):
-                    continue
-                new_buffer(res, num.begin[op], bpath)
-                if body_block is not None and k < len(body_block.args):
-                    storage_of[body_block.args[k]] = storage_of[res]
-            continue
-        step = num.begin[op]
-        for res in op.results:
-            if isinstance(res.type, TensorType):
-                new_buffer(res, step, bpath)
-
-    # An if result's storage starts at its earliest write over the branches (module docstring).
-    for op in walk(body):
-        if isinstance(op, IfOp):
-            for k, res in enumerate(op.results):
-                loc = storage_of.get(res)
-                if loc is not None and owner[loc[0]] is res:
-                    start[loc[0]] = _earliest_write(op, k, num, aliases)
-
-    # Last use of each buffer, through aliases (the shared use-step rule for nested regions).
-    end = [s + 1 for s in start]
-    blocks_of_value: dict[SSAValue, Block] = {}
-    for value, (b, _) in storage_of.items():
-        block = value.block if isinstance(value, BlockArgument) else value.owner.parent_block()
-        assert block is not None  # every value of a function body is in one of its blocks
-        blocks_of_value[value] = block
-    for value, (b, _) in storage_of.items():
-        home = blocks_of_value[value]
-        for use in value.uses:
-            user = use.operation
-            if not steps.inside(user, home):  # used outside its scope: verifier should have caught it
-                raise MemoptError(f"value '{value.name_hint or '?'}' used outside its scope", user)
-            step = steps.at(user, home)
-            if isinstance(value, OpResult) and step <= num.begin[value.op]:
-                # xDSL does not check dominance: a use before the definition would be dropped
-                # from the lifetime and the plan would be silently wrong.
-                raise MemoptError(f"value '%{value.name_hint or '?'}' is used before it is defined", user)
-            end[b] = max(end[b], step + 1)
-    # Loop-carried slots live across the whole loop; if results are complete at the if's end.
-    for op in walk(body):
-        if isinstance(op, (LoopOp, IfOp)):
-            for res in op.results:
-                if res in storage_of:
-                    b = storage_of[res][0]
-                    end[b] = num.held_over(op, end[b] - 1)
-    # Returned values (and function arguments, which the caller owns) stay to the end.
-    final = num.last_step + 1
-    ret = body.last_op
-    if isinstance(ret, func.ReturnOp):
-        for v in ret.operands:
-            if v in storage_of:
-                end[storage_of[v][0]] = final
-
+    spans: list[tuple[int, int, Path]] = []
+    sizes: list[int] = []
+    for definition in _definitions(body, num, memory):
+        reach = tracer.trace(definition.roots, definition.start)
+        _place(reach.values, len(owner), storage_of)
+        owner.append(definition.roots[0])
+        sizes.append(definition.size)
+        spans.append((*reach.interval(num), reach.path(num)))
     names = value_names(owner)
     try:
-        buffers = [
-            Buffer(names[i], size[i], start[i], end[i], alignment, path[i]) for i in range(len(owner))
-        ]
-    except PlanningError as e:
-        raise MemoptError(str(e), f) from None
-
-    overwrites: list[Overwrite] = []
-    if inplace:
-        taken: set[int] = set()
-        for op in walk(body):
-            if not isinstance(op, ComputeOp) or op.inplace is None:
-                continue
-            for k, idx in enumerate(op.inplace.get_values()):
-                if idx < 0:
-                    continue
-                src = op.inputs[idx]
-                res = op.results[k]
-                if src not in storage_of or res not in storage_of:
-                    continue
-                parent, rel = storage_of[src]
-                child = storage_of[res][0]
-                pb, cb = buffers[parent], buffers[child]
-                if (
-                    parent in taken
-                    or owner[child] is not res  # computed into an if result: written on one path only
-                    or pb.end != num.begin[op] + 1  # the input must die at this op
-                    or cb.start != num.begin[op]
-                    or pb.path != cb.path
-                    or rel + cb.size > pb.size
-                    or rel % max(1, alignment)
-                ):
-                    continue
-                taken.add(parent)
-                overwrites.append(Overwrite(child, parent, rel))
-    try:
+        buffers = [Buffer(names[i], sizes[i], s, e, alignment, p) for i, (s, e, p) in enumerate(spans)]
+        overwrites = _overwrites(body, num, storage_of, owner, buffers, alignment) if inplace else []
         problem = Problem.of(buffers, overwrites)
     except PlanningError as e:
         raise MemoptError(str(e), f) from None
     return FunctionLifetimes(f, problem, num, storage_of, owner, memory)
+
+
+@dataclass
+class _Definition:
+    """The values that are one buffer's storage from its start (the first one owns it), the
+    step that defines it and its size in bytes."""
+
+    roots: list[SSAValue]
+    start: int
+    size: int
+
+
+def _definitions(body: Block, num: Numbering, memory: str | None) -> list[_Definition]:
+    """The buffers of ``body`` in ``memory``'s arena (see the module docstring), in program
+    order: a tensor result of a compute (or unknown) op, a function argument, an ``if`` result
+    (from its earliest write), a loop's carried slot (its result and body argument). A branch
+    value computed into an ``if`` result is one more definition of that result's buffer; views
+    are the tracer's (:meth:`MemoptFlavour.use`)."""
+    aliases = _yield_aliases(body)
+    defs: list[_Definition] = []
+    of_value: dict[SSAValue, _Definition] = {}
+
+    def define(value: SSAValue, step: int, *also: SSAValue) -> None:
+        into = aliases.get(value)
+        target = of_value.get(into) if into is not None else None
+        if target is not None:  # computed into the if result (maybe itself computed into another)
+            target.roots.append(value)
+            of_value[value] = target
+            return
+        of_value[value] = _Definition([value, *also], step, _byte_size(value))
+        defs.append(of_value[value])
+
+    if memory is None:
+        for arg in body.args:
+            if isinstance(arg.type, TensorType):
+                define(arg, 0)
+    for op in walk(body):
+        for k, res in enumerate(op.results):
+            if isinstance(res.type, TensorType) and _in_arena(op, memory):
+                define(res, *_defined_at(op, k, num, aliases))
+    return defs
+
+
+def _in_arena(op: Operation, memory: str | None) -> bool:
+    """Whether ``op``'s tensor results are buffers of ``memory``'s arena: a copy to that memory;
+    on chip also every other op but views (their source's storage) and weight reads."""
+    if isinstance(op, CopyOp):
+        return memory_of(op.result) == memory
+    if memory is not None or isinstance(op, ViewOp):
+        return False
+    return not op.has_trait(OffArena, value_if_unregistered=False)
+
+
+def _defined_at(
+    op: Operation, k: int, num: Numbering, aliases: dict[SSAValue, SSAValue],
+) -> tuple[int] | tuple[int, SSAValue]:
+    """The step that defines result ``k`` of ``op`` and the other values it is the storage of:
+    an ``if`` result from its earliest write; a loop's carried slot from the loop's begin step,
+    with the body's block argument."""
+    if isinstance(op, IfOp):
+        return (_earliest_write(op, k, num, aliases),)
+    if isinstance(op, LoopOp):
+        body_block = op.body.blocks[0] if op.body.blocks else None
+        if body_block is not None and k < len(body_block.args):
+            return num.begin[op], body_block.args[k]
+    return (num.begin[op],)
+
+
+def _byte_size(value: SSAValue) -> int:
+    t = value.type
+    assert isinstance(t, TensorType)
+    try:
+        return byte_size(t)
+    except ValueError as e:
+        raise MemoptError(str(e), value_location_op(value)) from None
+
+
+def _place(values: list[SSAValue], b: int, storage_of: dict[SSAValue, tuple[int, int]]) -> None:
+    """Each of a buffer's values at its byte offset in buffer ``b``: a view at its offset in its
+    source, every other value at 0."""
+    for v in values:
+        if isinstance(v, OpResult) and isinstance(v.op, ViewOp) and v.op.source in storage_of:
+            storage_of[v] = (b, storage_of[v.op.source][1] + v.op.offset.value.data)
+        else:
+            storage_of[v] = (b, 0)
+
+
+def _overwrites(body: Block, num: Numbering, storage_of: dict[SSAValue, tuple[int, int]], owner: list[SSAValue],
+                buffers: list[Buffer], alignment: int) -> list[Overwrite]:
+    """The ``inplace`` hints that may become permissions (see the module docstring)."""
+    overwrites: list[Overwrite] = []
+    taken: set[int] = set()
+    for op in walk(body):
+        if not isinstance(op, ComputeOp) or op.inplace is None:
+            continue
+        for k, idx in enumerate(op.inplace.get_values()):
+            if idx < 0:
+                continue
+            src = op.inputs[idx]
+            res = op.results[k]
+            if src not in storage_of or res not in storage_of:
+                continue
+            parent, rel = storage_of[src]
+            child = storage_of[res][0]
+            pb, cb = buffers[parent], buffers[child]
+            if (
+                parent in taken
+                or owner[child] is not res  # computed into an if result: written on one path only
+                or pb.end != num.begin[op] + 1  # the input must die at this op
+                or cb.start != num.begin[op]
+                or pb.path != cb.path
+                or rel + cb.size > pb.size
+                or rel % max(1, alignment)
+            ):
+                continue
+            taken.add(parent)
+            overwrites.append(Overwrite(child, parent, rel))
+    return overwrites
 
 
 def take_body(f: func.FuncOp, src: func.FuncOp) -> None:

@@ -1,16 +1,21 @@
-"""The lifetime rules both IR flavours share (passes/lifetime_core.py): numbering and use steps."""
+"""The lifetime rules both IR flavours share (passes/lifetime_core.py): numbering, use steps,
+following a buffer through its aliases, escapes and loop-carried buffers."""
 
 from pathlib import Path
 
+import pytest
 from xdsl.dialects import func
-from xdsl.ir import Operation
+from xdsl.dialects.builtin import StringAttr, i32
+from xdsl.dialects import test as xdsl_test
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.parser import Parser
 
 from memopt.api import context
 from memopt.dialects.memopt import ComputeOp, IfOp, LoopOp
 from memopt.dialects.walk import walk
 from memopt.passes.lifetime import MEMOPT
-from memopt.passes.lifetime_core import Flavour, UseSteps, if_spans, number_ops
+from memopt.diagnostics import MemoptError
+from memopt.passes.lifetime_core import ACCESS, Flavour, Tracer, Use, UseSteps, if_spans, number_ops
 
 LOOPS = Path(__file__).parents[1] / "filecheck" / "control-flow" / "loops.mlir"
 """A loop holding an if, then an if holding a loop; its comment numbers the joint steps by hand."""
@@ -73,3 +78,112 @@ def test_a_kernel_is_one_step_and_an_op_may_take_none():
     assert num.begin[_compute(f, "w")] == num.begin[outer_loop] == 0
     assert _compute(f, "t") not in num.begin  # a kernel's body is not numbered
     assert num.held_over(outer_loop, 0) == 1
+
+
+# ------------------------------------------------------------ following a buffer (Tracer)
+# Built from xDSL's test ops, each tagged with what a flavour would say of it: no IR parsing,
+# no dialect; the rules under test are the core's alone.
+
+
+class Tagged(Flavour):
+    """A flavour reading each op's ``kind``: a ``view`` aliases without touching the bytes, a
+    ``store`` makes the storage escape, an ``out`` hands its operand on as its parent's result, a
+    ``yield`` to its loop's next iteration; a ``slot`` op's results are complete at its end."""
+
+    def use(self, user: Operation, index: int) -> Use:
+        k = _kind(user)
+        parent = user.parent_op()
+        if k == "view":
+            return Use(at_step=False, accesses=False, lives_on=list(user.results))
+        if k == "store":
+            return Use(accesses=False, escape="stored")
+        if k in ("out", "yield") and parent is not None:
+            nxt = parent if k == "yield" else None
+            return Use(accesses=False, lives_on=[parent.results[index]], next_iteration=nxt)
+        return ACCESS
+
+    def completes_at_end(self, op: Operation) -> bool:
+        return _kind(op) == "slot"
+
+
+def _kind(op: Operation) -> str:
+    attr = op.attributes.get("kind")
+    return attr.data if isinstance(attr, StringAttr) else ""
+
+
+def _op(kind: str, *operands: SSAValue, results: int = 1, body: list[Operation] | None = None) -> xdsl_test.TestOp:
+    return xdsl_test.TestOp(operands, [i32] * results, {"kind": StringAttr(kind)}, regions=[body] if body is not None else ())
+
+
+def _tracer(*ops: Operation) -> tuple[Tracer, Block]:
+    block = Block(list(ops))
+    return Tracer(number_ops(block, Tagged(), overlay=True, exclusive=True), Tagged()), block
+
+
+def test_a_buffer_lives_to_the_last_use_of_any_alias_a_view_is_no_use():
+    a = _op("def")
+    v = _op("view", a.results[0])
+    r = _op("read", v.results[0])
+    loop = _op("loop", results=0, body=[r])  # a loop body's read counts at the loop's end
+    tracer, _ = _tracer(a, v, loop, _op("def"))
+    reach = tracer.trace([a.results[0]], 0)
+    assert reach.values == [a.results[0], v.results[0]]
+    assert (reach.interval(tracer.num), reach.accessed, reach.escape) == ((0, tracer.num.end[loop] + 1), True, None)
+    b = _op("def")
+    only_viewed, _ = _tracer(b, _op("view", b.results[0]))
+    unread = only_viewed.trace([b.results[0]], 0)
+    assert (unread.interval(only_viewed.num), unread.accessed) == ((0, 1), False)
+
+
+def test_an_escape_stops_the_trace():
+    a = _op("def")
+    store = _op("store", a.results[0], results=0)
+    v = _op("view", a.results[0])
+    tracer, _ = _tracer(a, store, v, _op("read", v.results[0], results=0))
+    reach = tracer.trace([a.results[0]], 0)
+    assert reach.escape == "stored" and reach.values == [a.results[0]]  # the view is never followed
+
+
+def test_a_buffer_yielded_to_its_loops_next_iteration_is_double_buffered_over_the_loop():
+    b = _op("def")
+    loop = _op("loop", body=[b, _op("read", b.results[0], results=0), _op("yield", b.results[0], results=0)])
+    tracer, block = _tracer(_op("def"), loop)
+    reach = tracer.trace([b.results[0]], tracer.num.begin[b])
+    assert reach.carried_by is loop and loop.results[0] in reach.values
+    assert reach.interval(tracer.num) == (tracer.num.begin[loop], tracer.num.end[loop] + 1)
+    assert reach.path(tracer.num) == tracer.num.path[block]
+
+
+def test_carried_by_two_loops_or_from_a_nested_loop_it_escapes():
+    b = _op("def")
+    inner = _op("loop", body=[b, _op("yield", b.results[0], results=0)])
+    outer = _op("loop", body=[inner, _op("yield", inner.results[0], results=0)])
+    tracer, _ = _tracer(outer)
+    assert tracer.trace([b.results[0]], tracer.num.begin[b]).escape == "it is carried by two loops' iter_args"
+    c = _op("def")
+    inner = _op("loop", body=[c, _op("out", c.results[0], results=0)])  # handed out, not carried
+    outer = _op("loop", body=[inner, _op("yield", inner.results[0], results=0)])
+    tracer, _ = _tracer(outer)
+    assert tracer.trace([c.results[0]], tracer.num.begin[c]).escape == "it is carried by 'test.op' from a nested loop"
+
+
+def test_a_result_complete_at_its_ops_end_lives_to_that_end():
+    a = _op("def")
+    slot = _op("slot", body=[_op("read", a.results[0], results=0)])
+    tracer, _ = _tracer(a, slot)
+    start = tracer.num.begin[slot]
+    assert tracer.trace([slot.results[0]], start).interval(tracer.num) == (start, tracer.num.end[slot] + 1)
+    assert tracer.trace([a.results[0]], 0).interval(tracer.num) == (0, tracer.num.end[slot] + 1)  # read inside it
+
+
+def test_a_use_before_the_definition_or_outside_its_block_is_a_located_error():
+    x = _op("def")
+    early = _op("read", x.results[0], results=0)
+    tracer, _ = _tracer(early, x)
+    with pytest.raises(MemoptError, match="used before it is defined"):
+        tracer.trace([x.results[0]], tracer.num.begin[x])
+    y = _op("def")
+    loop = _op("loop", results=0, body=[y])
+    tracer, _ = _tracer(loop, _op("read", y.results[0], results=0))
+    with pytest.raises(MemoptError, match="used outside its scope"):
+        tracer.trace([y.results[0]], tracer.num.begin[y])
