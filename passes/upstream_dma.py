@@ -40,7 +40,8 @@ from memopt.dialects.walk import walk
 from memopt.diagnostics import copy_location, where
 from memopt.dialects.structured import StructuredOp
 from memopt.passes.dma_regions import Region, cut_block, cut_function, regions
-from memopt.passes.dma_weights import distinct
+from memopt.passes.dma_schedule import Load, Work, write_region
+from memopt.passes.dma_weights import WeightSet, distinct, weight_set
 from memopt.passes.upstream_dma_staging import (
     ONCHIP_SIZE_ATTR, STAGING_ATTR, choose_space, make_staging, planned_base,
 )
@@ -48,7 +49,6 @@ from memopt.passes.upstream_dma_weights import (
     ALIASES, UpstreamWeight, in_space, is_kernel, kernel_weights, other_readers, space_of, trace_weight,
 )
 from memopt.planning.latency import OpProfile
-from memopt.planning.ring import stage_layout
 
 SEQUENTIAL = (scf.IfOp, scf.ForOp, scf.WhileOp, scf.IndexSwitchOp, scf.ExecuteRegionOp, affine.ForOp, affine.IfOp,
               memref.AllocaScopeOp)
@@ -82,13 +82,14 @@ def kernel_macs(op: Operation) -> int:
     return total
 
 
-def kernel_profile(op: Operation) -> OpProfile:
-    """The latency model's view of a kernel: its work and one transfer per distinct weight."""
+def kernel_profile(op: Operation, weights: list[UpstreamWeight] | None = None) -> OpProfile:
+    """The latency model's view of a kernel: its work and one transfer per distinct weight
+    (``weights``: its streamable weights when already traced)."""
     kind = op.attributes.get("memopt.kind")
     name = kind.data if isinstance(kind, StringAttr) else (
         op.callee.root_reference.data if isinstance(op, func.CallOp) else op.name)
-    weights = distinct(kernel_weights(op)[0])
-    return OpProfile(name, kernel_macs(op), tuple(w.nbytes for w in weights.values()))
+    transfers = distinct(kernel_weights(op)[0] if weights is None else weights)
+    return OpProfile(name, kernel_macs(op), tuple(w.nbytes for w in transfers.values()))
 
 
 def _overlapping_parent(r: Region, f: func.FuncOp) -> Operation | None:
@@ -143,6 +144,19 @@ def upstream_regions(module: ModuleOp) -> list[tuple[func.FuncOp, Region]]:
             remark(user, f"constant global @{sym} is read by '{user.name}', which is not a kernel's input "
                          "(a linalg op's ins or a func.call operand): not streamed")
     return out
+
+
+def collect(module: ModuleOp, alignment: int) -> list[Work]:
+    """The Regions of an upstream module with kernels reading ``memref.global`` weights, each
+    kernel's weights traced once."""
+    work: list[Work] = []
+    for f, r in upstream_regions(module):
+        ops = [o for o in r.ops if is_kernel(o)]
+        sets = [weight_set(kernel_weights(o)[0], alignment) for o in ops]
+        profiles = [kernel_profile(o, list(s.reads)) for o, s in zip(ops, sets)]
+        if any(p.weights for p in profiles):
+            work.append(Work(r, ops, profiles, list(sets), func=f))
+    return work
 
 
 def arena_bytes(module: ModuleOp) -> int:
@@ -225,13 +239,11 @@ class _Stager:
         view = memref.ViewOp(stage, self.index(offset), [], t)
         return _insert(view, before, before).results[0]
 
-    def start(self, kernel: Operation, weights: list[UpstreamWeight], buffer: str, base: int,
+    def start(self, kernel: Operation, weights: WeightSet[UpstreamWeight], buffer: str, base: int,
               before: Operation) -> list[_Transfer]:
-        """One ``dma_start`` per distinct weight, at ``alignment``-aligned offsets from ``base``."""
-        ws = list(distinct(weights).values())
-        offsets, _ = stage_layout([w.nbytes for w in ws], self.alignment)
+        """One ``dma_start`` per distinct weight, at its weight-set offset from ``base``."""
         out = []
-        for w, off in zip(ws, offsets):
+        for w, off in zip(weights.transfers, weights.offsets):
             tag = self.index(self.next_tag)
             self.next_tag += 1
             g = _insert(memref.GetGlobalOp(w.symbol, w.global_type), before, kernel)
@@ -298,29 +310,31 @@ def _cast_for_callee(kernel: Operation, value: SSAValue, old: Attribute) -> SSAV
     return _insert(memref.MemorySpaceCastOp(value, old), kernel, kernel).results[0]
 
 
-def write_schedule(module: ModuleOp, plan: list[tuple[func.FuncOp, Region, list[Operation], list]],
-                   names: list[str], sizes: list[int], alignment: int, space: int | None = None) -> None:
-    """Emit the staging buffers and every Region's loads (``plan``: function, Region, its
-    kernels, the :class:`~memopt.passes.insert_dma._Load`\\ s chosen for them; ``space``: the
-    ``staging-space`` option)."""
-    by_func: dict[func.FuncOp, list] = {}
-    weights: dict[Operation, list[UpstreamWeight]] = {}
-    for f, r, ops, loads in plan:
-        if loads:
-            by_func.setdefault(f, []).append((r, ops, loads))
-            weights.update({ops[ld.op]: kernel_weights(ops[ld.op])[0] for ld in loads})
-    chosen = choose_space([(w, k) for k, ws in weights.items() for w in ws], space)
+def write_schedule(module: ModuleOp, work: list[Work], loads: list[list[Load]], names: list[str],
+                   sizes: list[int], alignment: int, space: int | None = None) -> None:
+    """Emit the staging buffers and every Region's ``loads`` (``space``: the ``staging-space``
+    option)."""
+    by_func: dict[Operation, list[tuple[Work, list[Load]]]] = {}
+    loaded: dict[Operation, WeightSet[UpstreamWeight]] = {}
+    for w, ls in zip(work, loads):
+        if ls:
+            assert w.func is not None
+            by_func.setdefault(w.func, []).append((w, ls))
+            loaded.update({w.ops[ld.op]: w.sets[ld.op] for ld in ls})
+    chosen = choose_space([(r, k) for k, s in loaded.items() for r in s.reads], space)
     variants: dict[tuple[str, tuple], str] = {}
     for f, items in by_func.items():
-        n_starts = sum(len(distinct(weights[ops[ld.op]])) for _, ops, loads in items for ld in loads)
+        assert isinstance(f, func.FuncOp)
+        n_starts = sum(len(w.sets[ld.op].transfers) for w, ls in items for ld in ls)
         used = [(n, s) for n, s in zip(names, sizes) if s >= 0]
         stage = make_staging(module, f, used, n_starts, alignment, chosen)
         stager = _Stager(stage, stage.pop("tags"), alignment)
-        for r, ops, loads in items:
-            _rewrite(stager, r, ops, loads, weights)
-            for i in {ld.op for ld in loads}:
-                if isinstance(ops[i], func.CallOp):
-                    _retarget(module, ops[i], variants)
+        for w, ls in items:
+            stager.anchor = first = _region_start(w.region, stager)
+            write_region(w.ops, ls, _UpstreamWriter(stager, w), first)
+            for i in {ld.op for ld in ls}:
+                if isinstance(w.ops[i], func.CallOp):
+                    _retarget(module, w.ops[i], variants)
         _erase_dead(stager.replaced)
     _drop_unused_declarations(module, {callee for callee, _ in variants})
 
@@ -337,36 +351,22 @@ def _region_start(r: Region, stager: _Stager) -> Operation:
     return anchor
 
 
-def _rewrite(stager: _Stager, r: Region, ops: list[Operation], loads: list,
-             weights: dict[Operation, list[UpstreamWeight]]) -> None:
-    """The Region's DMA schedule, as :func:`memopt.passes.insert_dma._rewrite` emits it:
-    starts where each load says, waits right before their kernel."""
-    anchor = _region_start(r, stager)
-    stager.anchor = anchor
-    load_of = {ld.op: ld for ld in loads}
-    before_op: dict[int, list] = {}
-    after_op: dict[int, list] = {}
-    for ld in loads:
-        if ld.where in ("before", "after"):
-            (before_op if ld.where == "before" else after_op).setdefault(ld.at, []).append(ld)
-    issued: dict[int, list[_Transfer]] = {}
+@dataclass
+class _UpstreamWriter:
+    """Writes one Region's schedule with ``memref.dma_start``/``dma_wait``
+    (:class:`~memopt.passes.dma_schedule.RegionWriter`)."""
 
-    def starts(ld, before: Operation) -> None:
-        issued[ld.op] = stager.start(ops[ld.op], weights[ops[ld.op]], ld.buffer, ld.base, before)
+    stager: _Stager
+    w: Work
+    issued: dict[int, list[_Transfer]] = field(default_factory=dict)
 
-    for ld in loads:
-        if ld.where == "start":
-            starts(ld, anchor)
-    for i, op in enumerate(ops):
-        if i in load_of:
-            stager.wait(op, issued[i])
-            stager.read_staged(op, weights[op], load_of[i].buffer, issued[i])
-        for ld in before_op.get(i, []):
-            starts(ld, op)
-        nxt = op.next_op
-        for ld in after_op.get(i, []):
-            assert nxt is not None  # a kernel is never a block's terminator
-            starts(ld, nxt)
+    def start(self, i: int, load: Load, before: Operation) -> None:
+        self.issued[i] = self.stager.start(self.w.ops[i], self.w.sets[i], load.buffer, load.base, before)
+
+    def arrive(self, i: int, load: Load) -> None:
+        op = self.w.ops[i]
+        self.stager.wait(op, self.issued[i])
+        self.stager.read_staged(op, list(self.w.sets[i].reads), load.buffer, self.issued[i])
 
 
 def _retarget(module: ModuleOp, call: func.CallOp, variants: dict[tuple[str, tuple], str]) -> None:
