@@ -15,7 +15,7 @@ import numpy as np
 from xdsl.ir.affine import AffineExpr, AffineMap
 
 from .linalg_loops import run_folding
-from .linalg_scalar import cast, unsigned_cast
+from .linalg_scalar import cast, ints, unsigned_cast
 
 
 def run_fill(ins, outs, attrs: Mapping[str, object]) -> list[np.ndarray]:
@@ -51,7 +51,7 @@ def run_copy(ins, outs, attrs: Mapping[str, object]) -> list[np.ndarray]:
 def run_transpose(ins, outs, attrs: Mapping[str, object]) -> list[np.ndarray]:
     """``linalg.transpose``: ``out[i0, .., in-1] = in[j]`` where ``j[permutation[k]] = ik``."""
     source, out = np.asarray(_one(ins)), np.asarray(_one(outs))
-    perm = tuple(int(p) for p in attrs["permutation"])  # type: ignore[union-attr]
+    perm = ints(attrs["permutation"])
     if sorted(perm) != list(range(out.ndim)) or source.ndim != out.ndim:
         raise ValueError(f"permutation {perm} does not fit ranks {source.ndim} -> {out.ndim}")
     dims = [AffineExpr.dimension(perm.index(i)) for i in range(source.ndim)]
@@ -62,7 +62,7 @@ def run_transpose(ins, outs, attrs: Mapping[str, object]) -> list[np.ndarray]:
 def run_broadcast(ins, outs, attrs: Mapping[str, object]) -> list[np.ndarray]:
     """``linalg.broadcast``: the input repeated along the output's ``dimensions``."""
     source, out = np.asarray(_one(ins)), np.asarray(_one(outs))
-    added = {int(d) for d in attrs["dimensions"]}  # type: ignore[union-attr]
+    added = set(ints(attrs["dimensions"]))
     kept = tuple(AffineExpr.dimension(d) for d in range(out.ndim) if d not in added)
     maps = [AffineMap(out.ndim, 0, kept), AffineMap.identity(out.ndim)]
     return [run_folding(maps, [source], out, lambda a: _same_type(a[0], out), None)]
@@ -70,10 +70,10 @@ def run_broadcast(ins, outs, attrs: Mapping[str, object]) -> list[np.ndarray]:
 
 def _tiling(attrs: Mapping[str, object], rank: int):
     """(inner_dims_pos, inner_tiles, outer_dims_perm) of a pack/unpack over an unpacked rank."""
-    pos = tuple(int(p) for p in attrs["inner_dims_pos"])  # type: ignore[union-attr]
-    tiles = tuple(int(t) for t in attrs["inner_tiles"])  # type: ignore[union-attr]
-    perm = attrs.get("outer_dims_perm")
-    perm = tuple(int(p) for p in perm) if perm else tuple(range(rank))  # type: ignore[union-attr]
+    pos = ints(attrs["inner_dims_pos"])
+    tiles = ints(attrs["inner_tiles"])
+    outer = attrs.get("outer_dims_perm")
+    perm = ints(outer) if outer else tuple(range(rank))
     if len(pos) != len(tiles) or sorted(perm) != list(range(rank)):
         raise ValueError(f"bad tiling: inner_dims_pos {pos}, inner_tiles {tiles}, outer_dims_perm {perm}")
     return pos, tiles, perm

@@ -25,7 +25,7 @@ from xdsl.ir.affine import AffineMap
 
 from .linalg_loops import run_folding
 from .linalg_scalar import (
-    BINARY_NAMES, UNARY, binary, cast, enum_name, is_float, select, unary, unsigned_cast,
+    BINARY_NAMES, UNARY, binary, cast, enum_name, integer, is_float, select, unary, unsigned_cast,
 )
 
 KINDS: dict[str, int] = {**{k: 1 for k in UNARY}, **{k: 2 for k in BINARY_NAMES}, "select": 3}
@@ -101,7 +101,7 @@ def run_softmax(ins, outs, attrs: Mapping[str, object]) -> list[np.ndarray]:
     x, out = np.asarray(_single(ins)), _single(outs)
     if not is_float(x.dtype) or x.dtype != out.dtype or x.shape != out.shape:
         raise TypeError(f"softmax of {x.dtype}{list(x.shape)} into {out.dtype}{list(out.shape)}")
-    axis = int(attrs["dimension"])  # type: ignore[arg-type]
+    axis = integer(attrs["dimension"])
     if x.shape[axis] == 0:
         return [np.array(out, copy=True)]
     peak = np.full(np.delete(x.shape, axis), np.nan, dtype=x.dtype)

@@ -23,14 +23,14 @@ operand) on matmul, batch_matmul, batch_reduce_matmul and contract (required on 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from xdsl.ir.affine import AffineExpr, AffineMap
 
 from .linalg_loops import Term, run_folding
-from .linalg_scalar import binary, cast, unsigned_cast
+from .linalg_scalar import binary, cast, ints, unsigned_cast
 
 
 class Window:
@@ -56,8 +56,11 @@ class Named:
     takes_cast: bool = False  # reads `cast`
 
     def maps(self, attrs: Mapping[str, object]) -> list[AffineMap]:
-        if self.takes_maps and attrs.get("indexing_maps") is not None:
-            return list(attrs["indexing_maps"])  # type: ignore[arg-type]
+        given = attrs.get("indexing_maps") if self.takes_maps else None
+        if given is not None:
+            if not isinstance(given, Iterable):
+                raise TypeError(f"'{type(given).__name__}' object is not iterable")
+            return list(given)
         ndims = self.loops.__code__.co_argcount
         dims = [AffineExpr.dimension(i) for i in range(ndims)]
         if self.spatial:
@@ -82,10 +85,10 @@ def _ints(attrs: Mapping[str, object], key: str, default: tuple[int, ...]) -> tu
     value = attrs.get(key)
     if value is None:
         return default
-    value = tuple(int(v) for v in value)  # type: ignore[union-attr]
-    if len(value) != len(default):
-        raise ValueError(f"'{key}' has {len(value)} values, expected {len(default)}")
-    return value
+    values = ints(value)
+    if len(values) != len(default):
+        raise ValueError(f"'{key}' has {len(values)} values, expected {len(default)}")
+    return values
 
 
 # -- contractions (domain order as upstream) -----------------------------------------------------
@@ -236,7 +239,8 @@ def _pool_ndhwc(n, od, oh, ow, c, kd, kh, kw, *, w):
 _POOL_FOLDS = {"sum": "add", "max": "max_signed", "min": "min_signed",
                "max_unsigned": "max_unsigned", "min_unsigned": "min_unsigned"}
 
-_POOL_LAYOUTS = {  # layout: (loops, spatial dims, kinds upstream defines)
+_POOL_LAYOUTS: dict[str, tuple[Callable[..., tuple], int, tuple[str, ...]]] = {
+    # layout: (loops, spatial dims, kinds upstream defines)
     "nhwc": (_pool_nhwc, 2, ("sum", "max", "max_unsigned", "min", "min_unsigned")),
     "nchw": (_pool_nchw, 2, ("sum", "max")),
     "nwc": (_pool_nwc, 1, ("sum", "max", "max_unsigned", "min", "min_unsigned")),

@@ -20,7 +20,8 @@ behaviour (poison) in MLIR give whatever numpy gives, without a warning.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from typing import SupportsIndex, SupportsInt
 
 import numpy as np
 
@@ -173,14 +174,15 @@ def _on_signed_bools(op):
     return lambda a, b: op(-a.astype(np.int8), -b.astype(np.int8)) != 0
 
 
-_FLOAT_FNS: dict[str, Callable[..., np.ndarray]] = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide,
-              "max_signed": maximumf, "min_signed": minimumf, "powf": np.power}
-_INT_FNS: dict[str, Callable[..., np.ndarray]] = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": _divsi,
-            "div_unsigned": _as_unsigned(np.floor_divide),
-            "max_signed": _as_signed(np.maximum), "min_signed": _as_signed(np.minimum),
-            "max_unsigned": _as_unsigned(np.maximum), "min_unsigned": _as_unsigned(np.minimum)}
-_BOOL_FNS: dict[str, Callable[..., np.ndarray]] = {"add": np.logical_or, "mul": np.logical_and,
-             "max_signed": _on_signed_bools(np.maximum), "min_signed": _on_signed_bools(np.minimum)}
+_Fns = dict[str, Callable[..., np.ndarray]]
+_FLOAT_FNS: _Fns = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide,
+                    "max_signed": maximumf, "min_signed": minimumf, "powf": np.power}
+_INT_FNS: _Fns = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": _divsi,
+                  "div_unsigned": _as_unsigned(np.floor_divide),
+                  "max_signed": _as_signed(np.maximum), "min_signed": _as_signed(np.minimum),
+                  "max_unsigned": _as_unsigned(np.maximum), "min_unsigned": _as_unsigned(np.minimum)}
+_BOOL_FNS: _Fns = {"add": np.logical_or, "mul": np.logical_and,
+                   "max_signed": _on_signed_bools(np.maximum), "min_signed": _on_signed_bools(np.minimum)}
 
 
 def binary(fn: str, a, b) -> np.ndarray:
@@ -226,8 +228,24 @@ def unsigned_cast(value: object) -> bool:
     return name == "cast_unsigned"
 
 
+def ints(value: object) -> tuple[int, ...]:
+    """An attribute's integers (``permutation``, ``dimensions`` ...): any iterable of numbers, as
+    the callers hand attributes over."""
+    if not isinstance(value, Iterable):
+        raise TypeError(f"'{type(value).__name__}' object is not iterable")
+    return tuple(int(v) for v in value)
+
+
+def integer(value: object) -> int:
+    """An attribute's integer (``dimension`` ...); what ``int()`` refuses, refused as it does."""
+    if isinstance(value, (str, bytes, SupportsInt, SupportsIndex)):
+        return int(value)
+    raise TypeError(f"int() argument must be a string, a bytes-like object or a real number, not "
+                    f"'{type(value).__name__}'")
+
+
 __all__ = [
     "BINARY_NAMES", "BOOL", "UNARY", "binary", "cast", "is_bool", "is_float",
-    "enum_name", "maximumf", "minimumf", "select", "signed", "unary", "unsigned", "unsigned_cast",
+    "enum_name", "integer", "ints", "maximumf", "minimumf", "select", "signed", "unary", "unsigned", "unsigned_cast",
     "width",
 ]

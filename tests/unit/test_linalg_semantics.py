@@ -22,7 +22,7 @@ from xdsl.context import Context
 from xdsl.ir.affine import AffineMap
 from xdsl.parser import Parser
 
-from memopt.executor.linalg_scalar import binary, cast, maximumf, minimumf, unary
+from memopt.executor.linalg_scalar import binary, cast, integer, ints, maximumf, minimumf, unary
 from memopt.executor.linalg_semantics import (
     NAMED_OPS, known_named, run_generic, run_map, run_named, run_reduce,
 )
@@ -1015,3 +1015,13 @@ def test_runs_are_deterministic_and_leave_their_operands_alone():
     first = run_named("linalg.conv_2d_nhwc_hwcf", [x, k], [out])[0]
     second = run_named("linalg.conv_2d_nhwc_hwcf", [x, k], [out])[0]
     assert same(first, second) and all(same(a, b) for a, b in zip(copies, [x, k, out]))
+
+
+def test_attribute_integers_are_read_and_refused_as_int_reads_them():
+    assert ints((1, np.int64(2), 3.0)) == (1, 2, 3) and integer(np.int32(4)) == 4 == integer("4")
+    for bad, call in ((5, ints), (None, integer), ([1], integer)):
+        with pytest.raises(TypeError) as ours:
+            call(bad)
+        with pytest.raises(TypeError) as builtin:
+            tuple(int(v) for v in bad) if call is ints else int(bad)
+        assert str(ours.value) == str(builtin.value)
