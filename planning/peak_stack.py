@@ -12,10 +12,12 @@ around the stack by first fit.
 The stack's order decides how well each side fits around it. Stacked by start (earliest at the
 bottom), the stack's buffers live at any earlier step form a bottom prefix, so the left side
 packs over a staircase without overhangs; stacked by end (latest at the bottom) the right side
-does; :data:`STACK_MIXES` also tries ranks in between. A side is filled by first fit (the
-orders of :data:`FILL_KEYS`: it may use the holes under the stack) or by the skyline best fit
-over the stack (:data:`FILLS`). The two sides never meet in time, so for each stack order every
-side keeps the lower of its fills, and the plan combines the best left with the best right.
+does; :data:`STACKS` also tries ranks in between, and an order by the near-peak steps each
+buffer lives through, for traces whose tight steps lie on both sides. A side is filled by first
+fit (the orders of :data:`FILL_KEYS`: it may use the holes under the stack) or by the skyline
+best fit over the stack (:data:`FILLS`). The two sides never meet in time, so for each stack
+order every side keeps the lower of its fills, and the plan combines the best left with the best
+right.
 
 When several steps come near the bound, the stack at the peak forces a layout on the sides that
 leaves holes at the others; so the next highest local maxima of the live bytes are stacked in
@@ -35,10 +37,15 @@ from .problem import Problem, Solution, align_up
 from .skyline import skyline_offsets
 from .strategy import Strategy
 
-STACK_MIXES = (0.0, 1.0, 0.5)
-"""How the peak's buffers are stacked, bottom first: ``mix * rank(start) + (1 - mix) *
-rank(-end)``. 1 stacks by start (the left side sees a staircase), 0 by end, latest first (the
-right side does), 0.5 halfway."""
+STACKS = ("end", "start", "halfway", "critical")
+"""How the pivot's buffers are stacked, bottom first: by latest end (the right side sees a
+staircase), by start (the left side does), by the mean of the two ranks, or ``critical``: by
+the near-peak steps each lives through (:func:`near_peak_steps`), most first, latest end first
+on ties — at every step near the bound the buffers live there then tend to form a bottom block,
+which the start and end orders promise only on one side of the pivot."""
+
+NEAR_PEAK = 0.02
+"""A step is near the peak when its live bytes are within this fraction of the highest."""
 
 FILL_KEYS: dict[str, Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]] = {
     "size": lambda sizes, starts, ends, dist: -sizes,
@@ -54,14 +61,16 @@ use the holes the stack leaves), or ``skyline-<rule>``, the skyline best fit
 (:mod:`memopt.planning.skyline`, that fill rule) of each side over the stack."""
 
 RUNS = (
-    (0.0, "size"), (0.0, "skyline-area"), (0.5, "size"), (1.0, "size"), (1.0, "skyline-area"),
-    (0.0, "skyline-duration"), (0.5, "skyline-area"), (1.0, "skyline-duration"), (0.5, "skyline-duration"),
-    (0.0, "area"), (1.0, "area"), (0.5, "area"), (0.0, "outward"), (1.0, "outward"), (0.5, "outward"),
+    ("end", "size"), ("end", "skyline-area"), ("halfway", "size"), ("start", "size"), ("start", "skyline-area"),
+    ("critical", "size"), ("critical", "skyline-area"), ("end", "skyline-duration"),
+    ("halfway", "skyline-area"), ("start", "skyline-duration"), ("halfway", "skyline-duration"),
+    ("critical", "skyline-duration"), ("end", "area"), ("critical", "area"), ("start", "area"), ("halfway", "area"),
+    ("end", "outward"), ("start", "outward"), ("halfway", "outward"), ("critical", "outward"),
 )
-"""Every (stack mix, fill) pair, in the order they are run while the work lasts: the stack by
-latest end with the first fit largest-first and the skyline by area, then the other stacks
-largest-first (on large training traces the first three reach about what all of them reach),
-the cheaper skyline fills before the remaining first fits."""
+"""Every (stack, fill) pair, in the order they are run while the work lasts: the stack by latest
+end with the first fit largest-first and the skyline by area, the other stacks largest-first,
+then the critical stack (on large training traces the first few reach about what all of them
+reach), the cheaper skyline fills before the remaining first fits."""
 
 WORK = 320_000_000
 """Work the strategy may spend, in :func:`first_fit_work` units (about three seconds): every
@@ -100,6 +109,16 @@ def pivot_steps(problem: Problem, k: int = PIVOTS) -> list[int]:
     return [int(times[i]) for i in tops[:k]]
 
 
+def near_peak_steps(problem: Problem) -> np.ndarray:
+    """Per buffer, how many of the steps it lives through are near the peak (:data:`NEAR_PEAK`)."""
+    times, live = live_profile(problem)
+    if not len(live):
+        return np.zeros(len(problem), np.int64)
+    near = np.where(live >= (1 - NEAR_PEAK) * live.max(), np.diff(times, append=times[-1]), 0)
+    before = np.concatenate(([0], np.cumsum(near)))  # near-peak steps before each time
+    return before[np.searchsorted(times, problem.ends)] - before[np.searchsorted(times, problem.starts)]
+
+
 def _ranks(values: np.ndarray) -> np.ndarray:
     ranks = np.empty(len(values), np.float64)
     ranks[np.argsort(values, kind="stable")] = np.arange(len(values))
@@ -107,7 +126,7 @@ def _ranks(values: np.ndarray) -> np.ndarray:
 
 
 def runs(problem: Problem) -> list[tuple[int, float, str]]:
-    """(pivot step, stack mix, fill) triples to run: the peak's first five of :data:`RUNS`, the
+    """(pivot step, stack, fill) triples to run: the peak's first five of :data:`RUNS`, the
     first :data:`PIVOT_RUNS` of each other pivot, the peak's rest — the first always, each later
     one when the rest of :data:`WORK` pays for it."""
     n = len(problem)
@@ -118,11 +137,11 @@ def runs(problem: Problem) -> list[tuple[int, float, str]]:
     schedule += [(peak, *r) for r in RUNS[5:]]
     left = WORK
     out = []
-    for k, (t, mix, fill) in enumerate(schedule):
+    for k, (t, stack, fill) in enumerate(schedule):
         price = cost["skyline" if fill.startswith("skyline-") else "first-fit"]
         if k == 0 or price <= left:
             left -= price
-            out.append((t, mix, fill))
+            out.append((t, stack, fill))
     return out
 
 
@@ -156,9 +175,13 @@ class _Peak:
         self.rest = np.flatnonzero(~self.at_peak)
         self.dist = np.where(self.left, self.t - self.ends, self.starts - self.t)
 
-    def stack(self, mix: float) -> list[int]:
-        """The peak's buffers, bottom first, by ``mix`` (see :data:`STACK_MIXES`)."""
-        key = mix * _ranks(self.starts[self.peak]) + (1 - mix) * _ranks(-self.ends[self.peak])
+    def stack(self, order: str) -> list[int]:
+        """The pivot's buffers, bottom first, in the stack ``order`` (see :data:`STACKS`)."""
+        by_start, by_end = _ranks(self.starts[self.peak]), _ranks(-self.ends[self.peak])
+        if order == "critical":
+            near = near_peak_steps(self.problem)[self.peak]
+            return self.peak[np.lexsort((self.peak, by_end, -near))].tolist()
+        key = {"end": by_end, "start": by_start, "halfway": (by_start + by_end) / 2}[order]
         return self.peak[np.lexsort((self.peak, key))].tolist()
 
     def first_fit(self, stack: list[int], fill: str) -> np.ndarray:
@@ -180,16 +203,16 @@ class _Peak:
 
 
 def peak_stack_offsets(problem: Problem, runs: list[tuple[int, float, str]]) -> list[int]:
-    """The lowest plan over ``runs`` ((pivot step, stack mix, fill) triples), each side of a
-    pivot taken from its lowest fill for that pivot and mix."""
+    """The lowest plan over ``runs`` ((pivot step, stack, fill) triples), each side of a pivot
+    taken from its lowest fill for that pivot and stack."""
     best: tuple[int, list[int]] | None = None
     for t in dict.fromkeys(t for t, _, _ in runs):
         peak = _Peak(problem, t)
-        for mix in dict.fromkeys(m for s, m, _ in runs if s == t):
-            stack = peak.stack(mix)
+        for order in dict.fromkeys(m for s, m, _ in runs if s == t):
+            stack = peak.stack(order)
             stacked = peak.stacked(stack)
             fills = []
-            for fill in (f for s, m, f in runs if s == t and m == mix):
+            for fill in (f for s, m, f in runs if s == t and m == order):
                 if fill.startswith("skyline-"):
                     fills.append(_skyline_fill(peak, stacked, fill.removeprefix("skyline-")))
                 else:

@@ -6,7 +6,9 @@ import numpy as np
 from hypothesis import given, settings, strategies as st
 
 from memopt.planning.bounds import lower_bound
-from memopt.planning.peak_stack import FILLS, RUNS, STACK_MIXES, PeakStack, peak_stack_offsets, pivot_steps, runs
+from memopt.planning.peak_stack import (
+    FILLS, RUNS, STACKS, PeakStack, _Peak, near_peak_steps, peak_stack_offsets, pivot_steps, runs,
+)
 from memopt.planning.problem import Buffer, Overwrite, Problem
 from memopt.planning.strategies import Best, make_strategy
 from memopt.planning.validate import find_conflicts
@@ -35,7 +37,7 @@ def test_reaches_the_bound_where_the_portfolio_leaves_a_hole_at_the_peak():
 def test_each_side_takes_its_lowest_fill():
     p = _problem(HOLE_AT_PEAK)
     t = pivot_steps(p)[0]
-    every = [(t, mix, fill) for mix, fill in RUNS]
+    every = [(t, stack, fill) for stack, fill in RUNS]
     assert _height(p, peak_stack_offsets(p, every)) <= min(_height(p, peak_stack_offsets(p, [r])) for r in every)
 
 
@@ -44,6 +46,25 @@ def test_pivots_are_the_highest_local_maxima_peak_first():
     p = _problem([(3, 0, 7), (4, 1, 3), (1, 3, 4), (3, 4, 5), (2, 6, 7)])
     assert pivot_steps(p) == [1, 4, 6]
     assert pivot_steps(p, 1) == [1]
+
+
+def test_near_peak_steps_count_the_steps_within_two_percent_of_the_peak():
+    # live bytes per step: 100 (0-1), 99 (2-3), 50 (4-5), 98 (6), 97 (7-9): near the peak at 0-3 and 6
+    p = _problem([(50, 0, 10), (50, 0, 2), (49, 2, 4), (48, 6, 7), (47, 7, 10)])
+    assert near_peak_steps(p).tolist() == [5, 2, 2, 1, 0]
+
+
+def test_the_critical_stack_puts_the_buffers_living_through_more_near_peak_steps_lower():
+    # the pivot (step 5) holds a, b, c, d; steps 1-2 and 9 are near the peak too
+    rows = [(10, 0, 12), (10, 1, 6), (10, 4, 12), (10, 4, 6), (91, 1, 3), (91, 9, 10)]
+    p = _problem(rows)
+    peak = _Peak(p, 5)
+    assert near_peak_steps(p)[:4].tolist() == [3, 2, 1, 0]
+    assert peak.stack("critical") == [0, 1, 2, 3]
+    assert peak.stack("end") == [0, 2, 1, 3] and peak.stack("start") == [0, 1, 2, 3]
+    # a tie in near-peak steps goes to the latest end, as in the end order
+    tie = _Peak(_problem([(10, 0, 12), (10, 4, 6), (10, 4, 12), (91, 0, 1)]), 5)
+    assert tie.stack("critical") == [0, 2, 1]
 
 
 buffers = st.lists(
@@ -59,7 +80,7 @@ def test_plans_are_valid_and_the_stacked_step_has_no_gap(rows, fill):
     p = Problem.of(Buffer(f"b{i}", size, s, s + length, align, path)
                    for i, (size, s, length, align, path) in enumerate(rows))
     for t in pivot_steps(p):
-        offsets = peak_stack_offsets(p, [(t, mix, fill) for mix in STACK_MIXES])
+        offsets = peak_stack_offsets(p, [(t, stack, fill) for stack in STACKS])
         assert not find_conflicts(p, offsets)
         if all(b.alignment == 1 and not b.path for b in p.buffers):
             live = [i for i, b in enumerate(p.buffers) if b.start <= t < b.end]
@@ -94,7 +115,7 @@ def test_best_runs_it_past_the_descent_only(monkeypatch):
 def test_runs_cover_every_pair_and_shrink_with_the_work(monkeypatch):
     import memopt.planning.peak_stack as peak_stack
 
-    assert sorted(RUNS) == sorted((mix, fill) for fill in FILLS for mix in STACK_MIXES)
+    assert sorted(RUNS) == sorted((stack, fill) for fill in FILLS for stack in STACKS)
     tiny = _problem(HOLE_AT_PEAK)
     peak, *others = pivot_steps(tiny)
     assert runs(tiny) == ([(peak, *r) for r in RUNS[:5]] + [(t, *r) for t in others for r in RUNS[:6]]
