@@ -14,9 +14,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+from xdsl.dialects.builtin import AffineMapAttr
 from xdsl.ir import Block, Operation
 
 from memopt.diagnostics import MemoptError
+from memopt.dialects.structured import IndexOp
 
 from .affine_maps import map_function
 from .memref_machine import Machine
@@ -47,9 +49,11 @@ def body_function(m: Machine, c: Compiler, block: Block, frame: list) -> Callabl
 
 def _step(c: Compiler, op: Operation):
     if op.name == "linalg.index":
+        assert isinstance(op, IndexOp)  # the parsing context's linalg.index
         dim, r = op.dim.value.data, c.slot(op.results[0])
 
         def index(m: Machine, frame, op=op):
+            assert m.index is not None  # set while a body is evaluated
             frame[r] = m.index(dim)
         return index
     if op.name in ("memref.load", "affine.load"):
@@ -62,6 +66,7 @@ def _gather(c: Compiler, op: Operation):
     a, r = c.slot(op.operands[0]), c.slot(op.results[0])
     slots = c.slots_of(op.operands[1:])
     amap = op.properties.get("map") if op.name == "affine.load" else None
+    assert amap is None or isinstance(amap, AffineMapAttr)
     idx_fn = map_function(amap.data, slots) if amap is not None else (lambda f: tuple(f[s] for s in slots))
 
     def step(m: Machine, frame, op=op):
@@ -76,7 +81,7 @@ def _gather(c: Compiler, op: Operation):
         at = tuple(idx)
         if ref.sh is not None and ref.sh[at].size and not (ref.sh[at] == ref.owner).all():
             m.bad_read(ref, op, ref.sh[at])
-        frame[r] = ref.elem.decode(ref.arr[at])[()]
+        frame[r] = ref.elem.decode(ref.array()[at])[()]
     return step
 
 

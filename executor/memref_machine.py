@@ -22,6 +22,8 @@ refused before it starts when that is already known to be too many), every alloc
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from xdsl.ir import Operation
 
@@ -53,7 +55,7 @@ class Machine:
         self.last_writer: dict[int, Operation] = {}
         self.globals: dict[str, Ref] = {}
         self.depth = 0
-        self.index = None  # linalg.index inside the body being evaluated
+        self.index: Callable[[int], np.ndarray] | None = None  # linalg.index inside the body being evaluated
         self.arguments: list = []
         self.next_id = 1
 
