@@ -32,8 +32,10 @@ import sys
 from dataclasses import dataclass, field
 
 from xdsl.dialects import affine, arith, func, memref, scf
-from xdsl.dialects.builtin import FunctionType, IndexType, IntegerAttr, IntegerType, MemRefType, ModuleOp, StringAttr, SymbolRefAttr
-from xdsl.ir import Attribute, Operation, OpResult, Region as IRRegion, SSAValue
+from xdsl.dialects.builtin import (
+    FunctionType, IndexType, IntegerAttr, IntegerType, MemRefType, ModuleOp, StringAttr, SymbolRefAttr, UnrankedMemRefType,
+)
+from xdsl.ir import Attribute, Block, Operation, OpResult, Region as IRRegion, SSAValue
 from xdsl.traits import SymbolTable
 
 from memopt.dialects.walk import walk
@@ -168,14 +170,20 @@ def arena_bytes(module: ModuleOp) -> int:
 # ---------------------------------------------------------------------- writing
 
 
+def _block(op: Operation) -> Block:
+    block = op.parent_block()
+    assert block is not None  # every op written around is in a block
+    return block
+
+
 def _index(v: int, before: Operation) -> SSAValue:
     c = arith.ConstantOp(IntegerAttr(v, IndexType()))
-    before.parent_block().insert_op_before(c, before)
+    _block(before).insert_op_before(c, before)
     return c.result
 
 
 def _insert(op: Operation, before: Operation, located: Operation) -> Operation:
-    before.parent_block().insert_op_before(op, before)
+    _block(before).insert_op_before(op, before)
     copy_location(located, op)
     return op
 
@@ -236,6 +244,7 @@ class _Stager:
         """The staged copy of ``w`` at ``offset``: a view of the global's own type."""
         stage = self.stage[buffer]
         t = in_space(w.global_type, space_of(stage.type))
+        assert isinstance(t, MemRefType)
         view = memref.ViewOp(stage, self.index(offset), [], t)
         return _insert(view, before, before).results[0]
 
@@ -269,9 +278,12 @@ class _Stager:
         chain = w.chain
         first = chain[0] if chain else None
         shift = _constant(first.byte_shift) if isinstance(first, memref.ViewOp) else None
+        value: SSAValue
         if _is_bytes(w.global_type) and shift is not None:
+            assert isinstance(first, memref.ViewOp)
             stage = self.stage[buffer]
             t = in_space(first.results[0].type, space_of(stage.type))
+            assert isinstance(t, MemRefType)
             view = memref.ViewOp(stage, self.index(offset + shift), list(first.sizes), t)
             value, chain = _insert(view, kernel, kernel).results[0], chain[1:]
         else:
@@ -307,6 +319,7 @@ def _cast_for_callee(kernel: Operation, value: SSAValue, old: Attribute) -> SSAV
     callee = SymbolTable.lookup_symbol(kernel, kernel.callee.root_reference.data)
     if not isinstance(callee, func.FuncOp) or not callee.body.blocks:
         return value
+    assert isinstance(old, (MemRefType, UnrankedMemRefType))
     return _insert(memref.MemorySpaceCastOp(value, old), kernel, kernel).results[0]
 
 
@@ -333,8 +346,9 @@ def write_schedule(module: ModuleOp, work: list[Work], loads: list[list[Load]], 
             stager.anchor = first = _region_start(w.region, stager)
             write_region(w.ops, ls, _UpstreamWriter(stager, w), first)
             for i in {ld.op for ld in ls}:
-                if isinstance(w.ops[i], func.CallOp):
-                    _retarget(module, w.ops[i], variants)
+                call = w.ops[i]
+                if isinstance(call, func.CallOp):
+                    _retarget(module, call, variants)
         _erase_dead(stager.replaced)
     _drop_unused_declarations(module, {callee for callee, _ in variants})
 
@@ -347,6 +361,7 @@ def _region_start(r: Region, stager: _Stager) -> Operation:
     for v in [*stager.stage.values(), stager.tags]:
         op = v.owner
         if isinstance(op, Operation) and op.parent_block() is block and (op is anchor or anchor.is_before_in_block(op)):
+            assert op.next_op is not None  # a staging buffer is never its block's terminator
             anchor = op.next_op
     return anchor
 
