@@ -80,16 +80,11 @@ def _read_arena(f: func.FuncOp, tracer: BufferTracer, arena: SSAValue, space: in
         offs = view_offsets(view)
         trace = tracer.trace(view)
         name = names.take(view)
-        num = tracer.num
-        start, stop = num.begin[view], trace.last + 1
-        path = num.path.get(view.parent_block(), ())
-        if trace.carried_by is not None:
-            if len(offs) != 2:
-                raise MemoptError("invalid plan: this buffer is carried to the next iteration of its loop but has "
-                                  f"{len(offs)} offset(s), not one per iteration parity", view)
-            loop = trace.carried_by
-            start, stop = num.begin[loop], num.held_over(loop, trace.last)
-            path = num.path.get(loop.parent_block(), ())
+        if trace.carried_by is not None and len(offs) != 2:
+            raise MemoptError("invalid plan: this buffer is carried to the next iteration of its loop but has "
+                              f"{len(offs)} offset(s), not one per iteration parity", view)
+        start, stop = trace.interval(tracer.num)
+        path = trace.path(tracer.num)
         t = view.results[0].type
         assert isinstance(t, MemRefType)
         n = byte_size(t)
