@@ -40,6 +40,9 @@ A kind whose attributes or shapes do not fit returns None (the executor's stand-
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
 
 from memopt.planning.tiling import ROUNDINGS, TRANSFORMS, Resample
@@ -59,13 +62,13 @@ ACTIVATIONS = ("NONE", "RELU", "RELU6", "RELU_N1_TO_1", "TANH")
 
 def ints(attrs: dict, key: str) -> list[int] | None:
     """An integer-list attribute (``array<i64: ...>``, ``[1, 2]``, or one integer), or None."""
-    a = attrs.get(key)
+    a: Any = attrs.get(key)  # an attribute, or the plain value a caller passed
     if a is None:
         return None
     if hasattr(a, "get_values"):
         return [int(v) for v in a.get_values()]
     if hasattr(a, "data") and isinstance(a.data, (tuple, list)):
-        return [int(getattr(getattr(v, "value", v), "data", v)) for v in a.data]
+        return [int(_element(v)) for v in a.data]
     a = getattr(a, "value", a)  # an IntegerAttr: its IntAttr
     if hasattr(a, "data") and isinstance(a.data, int):
         return [int(a.data)]
@@ -74,6 +77,12 @@ def ints(attrs: dict, key: str) -> list[int] | None:
     if isinstance(a, (list, tuple)):
         return [int(v) for v in a]
     return None
+
+
+def _element(v: Any) -> Any:
+    """An array element's number: an IntegerAttr's, an IntAttr's, or ``v`` itself."""
+    inner = getattr(v, "value", v)
+    return inner.data if hasattr(inner, "data") else inner
 
 
 def text(attrs: dict, key: str, default: str = "") -> str:
@@ -184,10 +193,10 @@ def conv(kind: str, inputs: list[np.ndarray], out_shape: tuple[int, ...], out_dt
         if b.shape != (f,):
             return None
         y = y + b.astype(acc)[None, :, None, None]
-    y = activate(y, text(attrs, "activation", "NONE"))
-    if y is None:
+    activated = activate(y, text(attrs, "activation", "NONE"))
+    if activated is None:
         return None
-    return _from_nchw(y, layout).astype(out_dtype)
+    return _from_nchw(activated, layout).astype(out_dtype)
 
 
 def pool(kind: str, inputs: list[np.ndarray], out_shape: tuple[int, ...], out_dtype: np.dtype, attrs: dict):
@@ -215,6 +224,7 @@ def pool(kind: str, inputs: list[np.ndarray], out_shape: tuple[int, ...], out_dt
         y = None
         for _, _, tap in _taps(xp, k[0], k[1], strides, dil, oh, ow):
             y = tap.copy() if y is None else np.maximum(y, tap)
+        assert y is not None  # a window (k >= 1) has a tap
     else:
         xp = np.pad(xc, widths)
         ones = np.pad(np.ones((1, 1, h, wd), np.int64), widths)
@@ -257,7 +267,7 @@ def _number(attrs: dict, key: str) -> float | None:
     return float(v) if isinstance(v, (int, float)) else None
 
 
-def _placement(attrs: dict, in_hw: tuple[int, int], out_hw: tuple[int, int]):
+def _placement(attrs: dict, in_hw: Sequence[int], out_hw: Sequence[int]):
     """(origin [OH0, OW0, IH0, IW0], whole extents [IH, IW, OH, OW]) of a patch, or None when
     the patch does not lie inside the whole."""
     origin = ints(attrs, "origin") or [0, 0, 0, 0]
