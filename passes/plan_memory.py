@@ -61,6 +61,7 @@ from __future__ import annotations
 import math
 import sys
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 from xdsl.context import Context
 from xdsl.dialects import builtin
@@ -76,7 +77,7 @@ from memopt.passes.plan_function import FunctionPlan, plan_function_memory
 from memopt.passes.plan_io import write_inplace_bound, write_memory_plan, write_plan
 from memopt.planning import PlanningError, Strategy, lower_bound, make_strategy, strategy_names, validate
 from memopt.planning.csvio import write_rows
-from memopt.planning.latency import LatencyError, load_target
+from memopt.planning.latency import LatencyError, Target, load_target
 from memopt.planning.strategies import strategy_options
 
 
@@ -96,10 +97,15 @@ def check_options(
         raise MemoptError(
             f"plan-memory: unknown control-flow mode '{control_flow}' (expected one of: {', '.join(CONTROL_FLOW_MODES)})"
         )
-    if capacity is not None and capacity < 0:
-        raise MemoptError(f"plan-memory: capacity must be >= 0, got {capacity}")
+    check_capacity(capacity)
     if budget is not None and not (math.isfinite(budget) and budget > 0):
         raise MemoptError(f"plan-memory: budget must be a finite number > 0 (seconds), got {budget}")
+
+
+def check_capacity(capacity: int | None) -> None:
+    """``capacity`` is a byte count (given, the target's, or one an earlier ``insert-dma`` recorded)."""
+    if capacity is not None and capacity < 0:
+        raise MemoptError(f"plan-memory: capacity must be >= 0, got {capacity}")
 
 
 @dataclass(frozen=True)
@@ -139,11 +145,17 @@ class PlanMemoryPass(ModulePass):
                         "trailing argument the caller provides, sized by memopt.arena_size (arg)",
                         choices=ARENA_MODES)
 
-    def validate(self) -> None:
+    @cached_property
+    def _options_checked(self) -> bool:
+        """The options checked, once per pass (validation and apply share it)."""
         check_options(
             self.strategy, self.alignment, self.control_flow, self.capacity, self.budget,
             self.match_range, self.num_groups,
         )
+        return True
+
+    def validate(self) -> None:
+        _ = self._options_checked
         if self.target is not None:
             self._target()  # a bad target file is an option error, reported before any input is read
 
@@ -152,7 +164,12 @@ class PlanMemoryPass(ModulePass):
             self.strategy, budget=self.budget, match_range=self.match_range, num_groups=self.num_groups
         ))
 
-    def _target(self):
+    def _target(self) -> Target:
+        return self._loaded_target
+
+    @cached_property
+    def _loaded_target(self) -> Target:
+        """The ``target`` file read once (the default target without one)."""
         try:
             return load_target(self.target)
         except LatencyError as e:
@@ -284,14 +301,16 @@ class PlanMemoryPass(ModulePass):
             )
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        check_options(
-            self.strategy, self.alignment, self.control_flow, self.capacity, self.budget,
-            self.match_range, self.num_groups,
-        )
+        _ = self._options_checked
         capacity = self._capacity(op)
-        if capacity != self.capacity:
-            replace(self, capacity=capacity).apply(ctx, op)
+        if capacity == self.capacity:
+            self._run(op)
             return
+        check_capacity(capacity)  # the one option the target or an earlier insert-dma can make invalid
+        replace(self, capacity=capacity)._run(op)
+
+    def _run(self, op: builtin.ModuleOp) -> None:
+        """Plan every function of ``op`` (``capacity``: the one to respect, see :meth:`_capacity`)."""
         rows = []
         arenas: list[int] = []
         funcs = planned_functions(op)
