@@ -1,5 +1,6 @@
 """What marks a function as upstream MLIR, and the function-level plan attributes memopt writes
-on one read back (:func:`recorded_int`, :func:`recorded_str`, :func:`arena_argument`); the
+on one read back (:func:`recorded_int`, :func:`recorded_str`, :func:`arena_argument`), with the
+arenas they mark (:func:`plan_arenas`: the plan reader's and the executor's one finder); the
 plan's buffers, read off the arena's views, are :mod:`memopt.passes.upstream_plan_io`'s.
 
 Kept apart from the upstream tracer and mutator (``upstream_lifetime``, ``upstream_plan``) so
@@ -9,8 +10,10 @@ touches (about 0.1 s of a ``memopt-opt`` run).
 
 from __future__ import annotations
 
-from xdsl.dialects import func
+from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, StringAttr
+from xdsl.ir import BlockArgument, Operation, SSAValue
+
 from memopt.dialects.walk import walk
 
 from memopt.dialects.plan_attr_names import (
@@ -39,6 +42,36 @@ def arena_argument(f: func.FuncOp) -> tuple[int, int] | None:
     if ARENA_ARG_ATTR not in f.attributes or size is None:
         return None
     return max(size, 1), recorded_int(f, ARENA_ALIGNMENT_ATTR) or 1
+
+
+def arena_arg_index(f: Operation) -> int | None:
+    """The index of the argument that is ``f``'s arena (``memopt.arena_arg``), None without one."""
+    k = f.attributes.get(ARENA_ARG_ATTR)
+    return k.value.data if isinstance(k, IntegerAttr) else None
+
+
+def is_marked_arena(op: Operation) -> bool:
+    """An op ``plan-memory`` marked as its arena (``memopt.arena``)."""
+    return ARENA_ATTR in op.attributes
+
+
+def is_arena_argument(v: SSAValue) -> bool:
+    """The caller-provided arena of ``plan-memory{arena=arg}`` (named by ``memopt.arena_arg``)."""
+    if not isinstance(v, BlockArgument):
+        return False
+    f = v.owner.parent_op()
+    return isinstance(f, func.FuncOp) and arena_arg_index(f) == v.index
+
+
+def plan_arenas(f: func.FuncOp) -> list[SSAValue]:
+    """The arenas of a function ``plan-memory`` planned: the argument ``memopt.arena_arg`` names,
+    then the allocs marked ``memopt.arena``, in the order the function holds them."""
+    found: list[SSAValue] = []
+    k = arena_arg_index(f)
+    if k is not None:
+        found.append(f.body.blocks[0].args[k])
+    found += [op.results[0] for op in walk(f.body) if isinstance(op, memref.AllocOp) and is_marked_arena(op)]
+    return found
 
 
 def is_upstream(f: func.FuncOp) -> bool:
@@ -70,5 +103,5 @@ def is_upstream_module(module: ModuleOp) -> bool:
 
 
 __all__ = ["ARENA_ALIGNMENT_ATTR", "ARENA_ARG_ATTR", "ARENA_ATTR", "ARENA_MODES", "ARENA_SIZE_ATTR", "LOWER_BOUND_ATTR", "SPACE_SIZES_ATTR",
-           "STRATEGY_ATTR", "arena_argument", "is_memref_function", "is_upstream", "is_upstream_module", "recorded_int",
-           "recorded_str"]
+           "STRATEGY_ATTR", "arena_arg_index", "arena_argument", "is_arena_argument", "is_marked_arena",
+           "is_memref_function", "is_upstream", "is_upstream_module", "plan_arenas", "recorded_int", "recorded_str"]

@@ -4,16 +4,17 @@ memopt's ``plan-memory`` marks its arena ``memopt.arena`` (or names the function
 is one with ``memopt.arena_arg``); upstream MLIR's ``static-memory-planner-analysis`` leaves an
 ``i8`` alloc with an alignment, viewed more than once. A view of an arena is a buffer of its
 own in the program before planning: unplanned execution gives it fresh storage, planned
-execution places it in the arena at its offset.
+execution places it in the arena at its offset. memopt's marks are read by the plan reader's own
+arena finder (:mod:`memopt.dialects.upstream_attrs`), not decoded here.
 """
 
 from __future__ import annotations
 
 from xdsl.dialects import func, memref
-from xdsl.dialects.builtin import IntegerAttr, MemRefType
-from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+from xdsl.dialects.builtin import MemRefType
+from xdsl.ir import Block, Operation, SSAValue
 
-from memopt.dialects.plan_attr_names import ARENA_ARG_ATTR, ARENA_ATTR
+from memopt.dialects.upstream_attrs import is_arena_argument, is_marked_arena
 from memopt.dialects.walk import walk
 
 
@@ -25,12 +26,12 @@ def is_arena_alloc(alloc: Operation | Block | None) -> bool:
     if not isinstance(alloc, memref.AllocOp) or not isinstance(t := alloc.results[0].type, MemRefType) \
             or len(t.get_shape()) != 1:
         return False
-    if ARENA_ATTR in alloc.attributes:
+    if is_marked_arena(alloc):
         return True
     f = alloc.parent_op()
     while f is not None and not isinstance(f, func.FuncOp):
         f = f.parent_op()
-    if f is None or any(ARENA_ATTR in o.attributes for o in walk(f.body)):
+    if f is None or any(is_marked_arena(o) for o in walk(f.body)):
         return False
     if alloc.alignment is None:
         return False
@@ -39,11 +40,7 @@ def is_arena_alloc(alloc: Operation | Block | None) -> bool:
 
 def is_arena_arg(v: SSAValue) -> bool:
     """The caller-provided arena of ``plan-memory{arena=arg}`` (named by ``memopt.arena_arg``)."""
-    if not isinstance(v, BlockArgument):
-        return False
-    f = v.owner.parent_op()
-    k = f.attributes.get(ARENA_ARG_ATTR) if isinstance(f, func.FuncOp) else None
-    return isinstance(k, IntegerAttr) and k.value.data == v.index
+    return is_arena_argument(v)
 
 
 def is_arena_view(op: Operation) -> bool:

@@ -25,7 +25,7 @@ from memopt.dialects.ownership import DeallocOp
 from memopt.dialects.upstream_syntax import AllocOp
 from memopt.dialects.upstream_attrs import (  # noqa: F401 - re-exported
     ARENA_ALIGNMENT_ATTR, ARENA_ARG_ATTR, ARENA_ATTR, ARENA_MODES, ARENA_SIZE_ATTR, LOWER_BOUND_ATTR,
-    SPACE_SIZES_ATTR, STRATEGY_ATTR, recorded_int,
+    SPACE_SIZES_ATTR, STRATEGY_ATTR, arena_arg_index, is_marked_arena, recorded_int,
 )
 from memopt.planning import Solution
 
@@ -36,12 +36,11 @@ from .upstream_calls import call_scratch
 def arena_value(f: func.FuncOp):
     """The arena of a planned function: its ``memopt.arena`` alloc's result or, with
     ``arena=arg``, the argument ``memopt.arena_arg`` names; None before planning."""
-    k = f.attributes.get(ARENA_ARG_ATTR)
-    if isinstance(k, IntegerAttr):
-        return f.body.blocks[0].args[k.value.data]
+    k = arena_arg_index(f)
+    if k is not None:
+        return f.body.blocks[0].args[k]
     for op in f.body.blocks[0].ops:
-        if isinstance(op, memref.AllocOp) and ARENA_ATTR in op.attributes \
-                and isinstance(op.memref.type.memory_space, NoneAttr):
+        if isinstance(op, memref.AllocOp) and is_marked_arena(op) and isinstance(op.memref.type.memory_space, NoneAttr):
             return op.results[0]
     return None
 
