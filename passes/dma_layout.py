@@ -30,7 +30,7 @@ from xdsl.ir import Operation
 from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError
 from memopt.dialects.memopt import DmaBufferOp, DmaStartOp
-from memopt.dialects.plan_attrs import is_planned, plan_attr
+from memopt.dialects.plan_attrs import is_planned, onchip_size, plan_attr, staging_buffers
 from memopt.dialects.plan_attr_names import CAPACITY_ATTR, ONCHIP_OFFSET_ATTR, ONCHIP_SIZE_ATTR
 from memopt.planning import align_up
 
@@ -106,17 +106,15 @@ def place_dma_buffers(module: ModuleOp, alignment: int = 16, capacity: int | Non
     return end
 
 
-def _int_attr(op: Operation, name: str) -> int:
-    a = op.attributes.get(name)
-    if not isinstance(a, IntegerAttr):
-        raise MemoptError(f"missing '{name}' attribute (run plan-memory after insert-dma)", op)
-    return a.value.data
+def _missing(op: Operation, name: str) -> MemoptError:
+    return MemoptError(f"missing '{name}' attribute (run plan-memory after insert-dma)", op)
 
 
 def check_dma_layout(module: ModuleOp) -> None:
-    """Re-check the placement: every DMA buffer has an offset past every arena, buffers
-    do not overlap each other, and the module's total covers them all."""
-    bufs = dma_buffers(module)
+    """Re-check the placement, read back as the plan reader reads it: every DMA buffer has an
+    offset past every arena, buffers do not overlap each other, and the module's total covers
+    them all."""
+    bufs = staging_buffers(module)
     used = {op.dst.root_reference.data for op in walk(module) if isinstance(op, DmaStartOp)}
     if not bufs and not used:
         return
@@ -125,8 +123,9 @@ def check_dma_layout(module: ModuleOp) -> None:
         return  # verify-plan reports the missing plan itself
     top = max(a for _, a in arenas)
     placed: list[tuple[int, int, DmaBufferOp]] = []
-    for b in bufs:
-        off = _int_attr(b, ONCHIP_OFFSET_ATTR)
+    for b, off in bufs:
+        if off is None:
+            raise _missing(b, ONCHIP_OFFSET_ATTR)
         size = b.size.value.data
         if off < top:
             owner = max(arenas, key=lambda fa: fa[1])[0]
@@ -143,7 +142,9 @@ def check_dma_layout(module: ModuleOp) -> None:
         placed.append((off, size, b))
     if not placed:
         return
-    total = _int_attr(module, ONCHIP_SIZE_ATTR)
+    total = onchip_size(module)
+    if total is None:
+        raise _missing(module, ONCHIP_SIZE_ATTR)
     capacity = recorded_capacity(module)
     if capacity is not None and total > capacity:
         raise MemoptError(f"invalid plan: on-chip memory needs {total} bytes (arena plus DMA buffers), over the "
