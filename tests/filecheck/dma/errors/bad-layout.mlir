@@ -24,3 +24,6 @@ builtin.module attributes {memopt.onchip_size = TOTAL : i64} {
 // OVERLAP: memopt-opt: error: <stdin>:12:3: invalid plan: DMA buffers @alloc0 [128, 192) and @alloc1 [160, 224) overlap
 // TOTAL: memopt-opt: error: <stdin>:12:3: invalid plan: DMA buffer @alloc1 [192, 256) exceeds the on-chip size 220
 // MISSING: memopt-opt: error: <stdin>:11:3: missing 'memopt.onchip_offset' attribute (run plan-memory after insert-dma)
+// A negative offset is malformed, said as such (the plan attributes' decoder reads it).
+// RUN: sed -e 's/OFF0/-8/' -e 's/OFF1/192/' -e 's/TOTAL/256/' %s | not memopt-opt --verify-plan 2>&1 | filecheck %s --check-prefix=NEGATIVE
+// NEGATIVE: memopt-opt: error: <stdin>:11:3: 'memopt.onchip_offset' must be a non-negative integer
