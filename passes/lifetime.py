@@ -113,10 +113,11 @@ class MemoptFlavour(Flavour):
         return off_arena(op)
 
     def use(self, user: Operation, index: int) -> Use:
-        """A view is its source's storage (read at its step); any other use reads it: a yield
-        copies (unless the value is computed into the ``if`` result: a definition of it)."""
+        """A view is its source's storage (it reads no bytes, but keeps the source to its step);
+        any other use reads it: a yield copies (unless the value is computed into the ``if``
+        result: a definition of it)."""
         if isinstance(user, ViewOp):
-            return Use(lives_on=[user.result])
+            return Use(accesses=False, lives_on=[user.result])
         return ACCESS
 
     def completes_at_end(self, op: Operation) -> bool:

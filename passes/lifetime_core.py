@@ -52,6 +52,7 @@ from dataclasses import dataclass, field
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 
 from memopt.diagnostics import MemoptError
+from memopt.dialects.walk import walk
 
 from memopt.planning import Path
 from memopt.planning.control_flow import IfSpan
@@ -353,6 +354,35 @@ class Tracer:
         return None
 
 
+class Origins:
+    """What a value may be, followed backwards through the uses that hand a value on without
+    reading it (a view, a yield, a loop's init: :class:`Use` ``lives_on`` with ``accesses``
+    false): the values no such use makes — a buffer's definition, a function argument, an
+    unknown op's result. Built from the flavour's answers for every use in ``body``, so it is
+    the forward rule read backwards, never a second statement of it."""
+
+    def __init__(self, body: Block, flavour: Flavour):
+        self._from: dict[SSAValue, list[SSAValue]] = {}
+        for op in walk(body):
+            for index, operand in enumerate(op.operands):
+                use = flavour.use(op, index)
+                if not use.accesses:
+                    for later in use.lives_on:
+                        self._from.setdefault(later, []).append(operand)
+        self._memo: dict[SSAValue, frozenset[SSAValue]] = {}
+
+    def of(self, value: SSAValue) -> frozenset[SSAValue]:
+        """The origins ``value`` may be (itself when nothing hands it on)."""
+        if value not in self._memo:
+            self._memo[value] = frozenset()  # a cycle through a loop adds nothing new
+            sources = self._from.get(value)
+            if sources is None:
+                self._memo[value] = frozenset((value,))
+            else:
+                self._memo[value] = frozenset().union(*(self.of(s) for s in sources))
+        return self._memo[value]
+
+
 def _defining_op(value: SSAValue) -> Operation | None:
     """The op defining ``value`` (a block argument's: the op holding its block)."""
     if isinstance(value, OpResult):
@@ -376,4 +406,4 @@ def if_spans(num: Numbering) -> list[IfSpan]:
     return sorted(spans, key=lambda s: s.if_id)
 
 
-__all__ = ["ACCESS", "Flavour", "Numbering", "Reach", "Tracer", "Use", "UseSteps", "home_of", "if_spans", "number_ops"]
+__all__ = ["ACCESS", "Flavour", "Numbering", "Origins", "Reach", "Tracer", "Use", "UseSteps", "home_of", "if_spans", "number_ops"]

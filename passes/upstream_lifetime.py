@@ -44,7 +44,7 @@ from xdsl.dialects.bufferization import CloneOp, ToTensorOp
 from xdsl.dialects.builtin import (
     AffineMapAttr, IntegerAttr, IntegerType, MemRefType, NoneAttr, UnregisteredOp,
 )
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Block, Operation, OpResult, SSAValue
 from xdsl.traits import IsTerminator
 
 from memopt.dialects.walk import walk
@@ -53,7 +53,7 @@ from memopt.dialects.ownership import DeallocOp
 from memopt.dialects.structured import StructuredOp
 from memopt.dialects.upstream_attrs import is_upstream  # noqa: F401 - re-exported
 from memopt.planning import Buffer, Problem
-from .lifetime_core import ACCESS, Flavour, Numbering, Reach, Tracer, Use, number_ops
+from .lifetime_core import ACCESS, Flavour, Numbering, Origins, Reach, Tracer, Use, number_ops
 from .upstream_calls import call_scratch
 
 ALLOCS = (memref.AllocOp, memref.AllocaOp, CloneOp)
@@ -170,8 +170,8 @@ class MemrefFlavour(Flavour):
                 return BOOKKEEPING
             return Use(at_step=False, accesses=False, escape="its address is taken "
                        "(memref.extract_aligned_pointer_as_index) for more than deallocation")
-        if isinstance(user, VIEWS):
-            return Use(at_step=False, accesses=False, lives_on=_memref_results(user))
+        if isinstance(user, VIEWS):  # the source is operand 0; the others are offsets and sizes
+            return Use(at_step=False, accesses=False, lives_on=_memref_results(user) if index == 0 else ())
         if isinstance(user, OpaqueOp):
             why = f"it is passed out of a region by '{user.name}'" if _ends_nested_block(user) else None
             return Use(lives_on=_memref_results(user), escape=why)
@@ -408,14 +408,16 @@ def _freed_with_unplanned(f: func.FuncOp, candidates: dict[Operation, Reach]) ->
     left unplanned too — repeated until no deallocation mixes the two."""
     freed = [v for op in walk(f.body) if isinstance(op, DEALLOCS)
              for v in (op.operands if isinstance(op, memref.DeallocOp) else op.memrefs)]
-    sources = _Sources()
+    if not freed:
+        return []
+    origins = Origins(f.body.blocks[0], MEMREF)
     planned = set(candidates)
     left: list[tuple[Operation, str]] = []
     changed = True
     while changed:
         changed = False
         for v in freed:
-            roots = sources.of(v)
+            roots = {_alloc_of(r) for r in origins.of(v)}
             mixed = [r for r in roots if r in planned]
             other = next((r for r in roots if r not in planned), None)
             if not mixed or other is None:
@@ -428,54 +430,15 @@ def _freed_with_unplanned(f: func.FuncOp, candidates: dict[Operation, Reach]) ->
     return left
 
 
-def _describe(root) -> str:
+def _alloc_of(origin: SSAValue) -> Operation | SSAValue:
+    """An alloc's result as the alloc (the planner's buffers are ops), any other origin as itself."""
+    return origin.op if isinstance(origin, OpResult) and isinstance(origin.op, ALLOCS) else origin
+
+
+def _describe(root: Operation | SSAValue) -> str:
     if isinstance(root, Operation):
         return f"'%{root.results[0].name_hint or '?'}' ({root.name})"
     return f"'%{root.name_hint or '?'}'"
-
-
-class _Sources:
-    """What a memref value may be, followed backwards: the allocs (ops) and other origins
-    (function arguments, call results, globals: values) behind its views, ``scf.if``-like
-    results (every branch's yield) and loop-carried values (init and yield)."""
-
-    def __init__(self):
-        self.memo: dict[SSAValue, frozenset] = {}
-
-    def of(self, v: SSAValue) -> frozenset:
-        if v not in self.memo:
-            self.memo[v] = frozenset()  # a cycle through a loop adds nothing new
-            self.memo[v] = frozenset(self._compute(v))
-        return self.memo[v]
-
-    def _compute(self, v: SSAValue) -> set:
-        op = v.owner
-        if isinstance(op, Operation):
-            if isinstance(op, ALLOCS):
-                return {op}
-            if isinstance(op, VIEWS):
-                return set(self.of(op.operands[0]))
-            k = v.index
-            if isinstance(op, PASS_THROUGH):
-                return {r for region in op.regions for b in region.blocks
-                        if b.last_op is not None and b.last_op.has_trait(IsTerminator) and k < len(b.last_op.operands)
-                        for r in self.of(b.last_op.operands[k])}
-            if isinstance(op, LOOPS_WITH_IV):
-                return self._carried(op, k)
-            return {v}
-        block = op
-        loop = block.parent_op()
-        if isinstance(loop, LOOPS_WITH_IV) and block is loop.body.blocks[0] and v.index >= 1:
-            return self._carried(loop, v.index - 1)
-        return {v}
-
-    def _carried(self, loop: Operation, k: int) -> set:
-        inits = loop_inits(loop)
-        out = set(self.of(inits[k])) if k < len(inits) else set()
-        term = loop.body.blocks[0].last_op
-        if term is not None and k < len(term.operands):
-            out |= self.of(term.operands[k])
-        return out
 
 
 def _unstructured(f: func.FuncOp) -> bool:

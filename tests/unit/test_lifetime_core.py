@@ -15,7 +15,7 @@ from memopt.dialects.memopt import ComputeOp, IfOp, LoopOp
 from memopt.dialects.walk import walk
 from memopt.passes.lifetime import MEMOPT
 from memopt.diagnostics import MemoptError
-from memopt.passes.lifetime_core import ACCESS, Flavour, Tracer, Use, UseSteps, if_spans, number_ops
+from memopt.passes.lifetime_core import ACCESS, Flavour, Origins, Tracer, Use, UseSteps, if_spans, number_ops
 
 LOOPS = Path(__file__).parents[1] / "filecheck" / "control-flow" / "loops.mlir"
 """A loop holding an if, then an if holding a loop; its comment numbers the joint steps by hand."""
@@ -187,3 +187,18 @@ def test_a_use_before_the_definition_or_outside_its_block_is_a_located_error():
     tracer, _ = _tracer(loop, _op("read", y.results[0], results=0))
     with pytest.raises(MemoptError, match="used outside its scope"):
         tracer.trace([y.results[0]], tracer.num.begin[y])
+
+
+def test_origins_read_the_hand_on_rule_backwards():
+    a, b = _op("def"), _op("def")
+    v = _op("view", a.results[0])
+    read = _op("read", v.results[0])  # an access: its result is an origin of its own
+    branch = _op("branch", body=[_op("out", v.results[0], results=0)])
+    other = _op("branch", body=[_op("out", b.results[0], results=0)])
+    loop = _op("loop", body=[_op("yield", a.results[0], results=0)])
+    _, block = _tracer(a, b, v, read, branch, other, loop)
+    origins = Origins(block, Tagged())
+    assert origins.of(branch.results[0]) == {a.results[0]}  # through the view and the hand-on
+    assert origins.of(other.results[0]) == {b.results[0]}
+    assert origins.of(read.results[0]) == {read.results[0]}
+    assert origins.of(loop.results[0]) == {a.results[0]}
