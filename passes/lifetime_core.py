@@ -24,7 +24,6 @@ storage (:class:`Use`).
   value read only early in one branch may end there.
 * **Held over** (:meth:`Numbering.held_over`): a value a region op hands on (a loop-carried
   slot, an ``if`` result) is complete only at that op's end step.
-
 * **Following a buffer** (:class:`Tracer`): from its definitions (the values that are its
   storage from the start), through every use: the flavour tells whether the use touches the
   storage at the user's step, whether it reads or writes the bytes or only hands the value on,
@@ -32,7 +31,11 @@ storage (:class:`Use`).
   carried slot) and whether the storage escapes by it (returned, stored, passed out of a region
   the flavour cannot see through). The buffer lives from its definition step to one past its
   last use step over all of them (:meth:`Reach.interval`); a value a region op completes only
-  at its end (:meth:`Flavour.completes_at_end`) keeps it to that end step.
+  at its end (:meth:`Flavour.completes_at_end`) keeps it to that end step. A use outside the
+  value's block or before its definition is a located error (xDSL does not check dominance).
+* **Origins** (:class:`Origins`): what a value may be, read backwards from the same answers —
+  through the uses that hand a value on without reading it — to the values no such use makes
+  (which buffer a deallocation may free).
 * **Carried to the next iteration**: a buffer defined in a loop's body and yielded to the loop's
   next iteration is *double buffered* — two buffers, both live over the whole loop
   (:meth:`Reach.interval`); carried by two loops, or by a loop that is not the innermost one
@@ -53,7 +56,6 @@ from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 
 from memopt.diagnostics import MemoptError
 from memopt.dialects.walk import walk
-
 from memopt.planning import Path
 from memopt.planning.control_flow import IfSpan
 
