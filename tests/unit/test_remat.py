@@ -189,8 +189,8 @@ def test_an_ancestor_recomputed_for_one_dropped_tensor_is_kept_for_the_next(h: s
 @pytest.mark.parametrize("frac", [0.9, 0.8])
 def test_an_lstm_log_does_not_thrash(frac: float) -> None:
     """A small LSTM log at 90 % and 80 % of its lower bound: the static plan's overhead is at
-    most eager DTR's (h_DTR^eq) — at 80 % its first-fit arena fragments and runs out of
-    memory, so the one it pays with 90 % — which it was not (1.6-2.3x against 1.22x) before
+    most eager DTR's (h_DTR^eq) — which runs out of memory at 80 %, so the one it pays with
+    90 % — which it was not (1.6-2.3x against 1.22x) before
     recomputed ancestors were kept for the dropped tensors that still need them."""
     from memopt.planning.training_logs import lstm
 
