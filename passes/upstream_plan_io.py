@@ -18,17 +18,15 @@ from xdsl.dialects import arith, func, memref
 from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, MemRefType
 from xdsl.ir import Operation, OpResult, SSAValue
 
-from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError
 from memopt.dialects.plan_attr_names import (
-    ARENA_ARG_ATTR, ARENA_ATTR, ARENA_SIZE_ATTR, LOWER_BOUND_ATTR, ONCHIP_SIZE_ATTR, SPACE_SIZES_ATTR, STAGING_ATTR,
-    STRATEGY_ATTR,
+    ARENA_SIZE_ATTR, LOWER_BOUND_ATTR, ONCHIP_SIZE_ATTR, SPACE_SIZES_ATTR, STAGING_ATTR, STRATEGY_ATTR,
 )
-from memopt.dialects.upstream_attrs import recorded_int, recorded_str
+from memopt.dialects.upstream_attrs import plan_arenas, recorded_int, recorded_str
 from memopt.planning import Buffer, Problem
 from memopt.planning.function_plan import Arena, Plan
 
-from .upstream_lifetime import BufferNames, BufferTracer, byte_size, memory_space
+from .upstream_lifetime import BufferNames, BufferTracer, byte_size, memory_space, serial_numbering
 
 
 ArenaPlan = Arena[Operation]
@@ -37,38 +35,39 @@ double-buffered view is the site of both its buffers)."""
 
 
 def arenas(f: func.FuncOp) -> list[SSAValue]:
-    """The arenas of a planned function: allocs marked ``memopt.arena`` and the argument
-    ``memopt.arena_arg`` names."""
-    found: list[SSAValue] = []
-    k = f.attributes.get(ARENA_ARG_ATTR)
-    if isinstance(k, IntegerAttr):
-        found.append(f.body.blocks[0].args[k.value.data])
-    found += [op.results[0] for op in walk(f.body) if isinstance(op, memref.AllocOp) and ARENA_ATTR in op.attributes]
-    return found
+    """The arenas of a planned function: the argument ``memopt.arena_arg`` names and the allocs
+    marked ``memopt.arena`` (the one finder, :func:`memopt.dialects.upstream_attrs.plan_arenas`)."""
+    return plan_arenas(f)
 
 
 def is_planned(f: func.FuncOp) -> bool:
     return ARENA_SIZE_ATTR in f.attributes
 
 
-def read_upstream_plan(f: func.FuncOp) -> Plan[Operation]:
+def read_upstream_plan(f: func.FuncOp, numbering: str = "joint") -> Plan[Operation]:
     """The plan of upstream function ``f``: every arena with its buffers, lifetimes and offsets,
     in the order the function holds them, and what the function's attributes record. A view
-    whose offset the reader cannot tell is a located error (the plan is not explicit)."""
-    tracer = BufferTracer(f)
+    whose offset the reader cannot tell is a located error (the plan is not explicit).
+
+    ``numbering``: ``"joint"``, the planner's (exclusive branches overlaid), or ``"serial"``:
+    every region after the previous one and no branch exclusive (what an eager pool, which
+    cannot know only one branch runs, replays)."""
+    serial = numbering == "serial"
+    tracer = BufferTracer(f, serial_numbering(f.body.blocks[0]) if serial else None)
     plans = []
     for arena in arenas(f):
         t = arena.type
         assert isinstance(t, MemRefType)
         space = memory_space(arena.owner) if isinstance(arena, OpResult) else 0
-        plans.append(_read_arena(f, tracer, arena, space, byte_size(t)))
+        plans.append(_read_arena(f, tracer, arena, space, byte_size(t), serial))
     return Plan(
         f.sym_name.data, tuple(plans), recorded_str(f, STRATEGY_ATTR), recorded_int(f, ARENA_SIZE_ATTR),
-        recorded_int(f, LOWER_BOUND_ATTR), onchip_size=recorded_int(f, ONCHIP_SIZE_ATTR),
+        recorded_int(f, LOWER_BOUND_ATTR), numbering=numbering, onchip_size=recorded_int(f, ONCHIP_SIZE_ATTR),
     )
 
 
-def _read_arena(f: func.FuncOp, tracer: BufferTracer, arena: SSAValue, space: int, size: int) -> ArenaPlan:
+def _read_arena(f: func.FuncOp, tracer: BufferTracer, arena: SSAValue, space: int, size: int,
+                serial: bool = False) -> ArenaPlan:
     buffers: list[Buffer] = []
     offsets: list[int] = []
     views: list[Operation] = []
@@ -84,7 +83,7 @@ def _read_arena(f: func.FuncOp, tracer: BufferTracer, arena: SSAValue, space: in
             raise MemoptError("invalid plan: this buffer is carried to the next iteration of its loop but has "
                               f"{len(offs)} offset(s), not one per iteration parity", view)
         start, stop = trace.interval(tracer.num)
-        path = trace.path(tracer.num)
+        path = () if serial else trace.path(tracer.num)
         t = view.results[0].type
         assert isinstance(t, MemRefType)
         n = byte_size(t)

@@ -9,9 +9,10 @@ each integer memory space is a memory of its own, with its own pool.
 
 The planner numbers the branches of an ``scf.if`` over the same steps (exclusive: only one
 runs), which a pool cannot know: replayed so, the two branches' buffers would be live at once.
-So the replay re-times every buffer in a serial numbering — branches one after the other, as
-``memopt-pool`` replays the memopt dialect — by tracing each buffer again with the planner's
-own tracer over that numbering; the bound and the static plan stay the planner's (branches
+So the replay times every buffer in a serial numbering — branches one after the other, as
+``memopt-pool`` replays the memopt dialect: a planned function's plan read in that numbering
+(the plan reader's ``numbering="serial"``), an unplanned one's buffers traced again with the
+planner's own tracer over it; the bound and the static plan stay the planner's (branches
 exclusive).
 """
 
@@ -24,6 +25,7 @@ from xdsl.ir import Operation
 
 from memopt.diagnostics import MemoptError
 from memopt.planning import Problem
+from memopt.planning.function_plan import Plan
 
 from .upstream_lifetime import BufferTracer, analyze_upstream, serial_numbering
 from .upstream_plan_io import ArenaPlan, is_planned, read_upstream_plan
@@ -47,10 +49,12 @@ def upstream_allocations(f: func.FuncOp, space: int = 0) -> UpstreamAllocations:
     program that needs no memory)."""
     name = f.sym_name.data
     if is_planned(f):
-        plan = next((a for a in read_upstream_plan(f).arenas if a.space == space), None)
+        plan = _arena(read_upstream_plan(f), space)
         if plan is None or not len(plan.problem):
             raise MemoptError(f"'@{name}' has no planned buffer in memory space {space}: nothing to replay", f)
-        return UpstreamAllocations(serial_problem(f, list(plan.sites), plan.problem), plan.problem, plan)
+        serial = _arena(read_upstream_plan(f, numbering="serial"), space)
+        assert serial is not None  # the same arenas, read again in the serial numbering
+        return UpstreamAllocations(serial.problem, plan.problem, plan)
     lt = analyze_upstream(f, space, 1)
     if not len(lt.problem):
         left = len(lt.remarks)
@@ -58,6 +62,10 @@ def upstream_allocations(f: func.FuncOp, space: int = 0) -> UpstreamAllocations:
         raise MemoptError(f"'@{name}' has no buffer memopt can trace in memory space {space} (static memref.alloc/"
                           f"alloca){why}: nothing to replay", f)
     return UpstreamAllocations(serial_problem(f, lt.allocs, lt.problem), lt.problem, None)
+
+
+def _arena(plan: Plan[Operation], space: int) -> ArenaPlan | None:
+    return next((a for a in plan.arenas if a.space == space), None)
 
 
 def serial_problem(f: func.FuncOp, owners: list[Operation], problem: Problem) -> Problem:

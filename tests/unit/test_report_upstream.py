@@ -164,3 +164,19 @@ def test_corpus_plans_are_reported_and_replayed(name: str) -> None:
         if any(len(p.problem) for p in read_upstream_plan(f).arenas if p.space == 0):
             got = upstream_allocations(f)
             assert len(got.replayed) == len(got.planned)
+
+
+def test_a_plan_read_in_the_serial_numbering_is_the_plan_re_timed_as_a_pool_sees_it() -> None:
+    """The plan reader's serial numbering gives the replay's buffers: the same buffers and
+    offsets as the planner's reading, each timed as serial_problem re-times them (branches one
+    after the other, no branch exclusive)."""
+    f = function(parse(PLANNED), "main")
+    joint = read_upstream_plan(f)
+    serial = read_upstream_plan(f, numbering="serial")
+    assert serial.numbering == "serial" and joint.numbering == "joint"
+    assert len(serial.arenas) == len(joint.arenas) >= 1
+    for a, s in zip(joint.arenas, serial.arenas):
+        assert s.offsets == a.offsets and s.sites == a.sites and s.staging == a.staging
+        assert s.problem == serial_problem(f, list(a.sites), a.problem)
+    assert serial.arenas[0].problem != joint.arenas[0].problem  # the branches' buffers re-timed
+    assert all(not b.path for b in serial.arenas[0].problem.buffers)
