@@ -79,6 +79,17 @@ def onchip_total(arena: int, sizes: list[int], alignment: int) -> int:
     return layout_after_arena(arena, [s for s in sizes if s >= 0], alignment)[1]
 
 
+TAG_BYTES = 4
+"""Bytes of one transfer tag (upstream IR: an ``i32`` per ``memref.dma_start`` of a function)."""
+
+
+def staging_need(arena: int, sizes: list[int], alignment: int, tags: int = 0) -> int:
+    """On-chip bytes of an arena and the staging buffers after it (negative size = no such
+    buffer), and on upstream IR the tag buffer of ``tags`` transfers after them: what a
+    schedule is checked against the capacity with before any buffer exists."""
+    return onchip_total(arena, sizes + ([TAG_BYTES * tags] if tags else []), alignment)
+
+
 def place_dma_buffers(module: ModuleOp, alignment: int = 16, capacity: int | None = None,
                       arenas: list[int] | None = None) -> int | None:
     """Give every DMA buffer an on-chip offset after the largest arena, check the total against
@@ -159,6 +170,6 @@ def check_dma_layout(module: ModuleOp) -> None:
 
 __all__ = [
     "CAPACITY_ATTR", "ONCHIP_OFFSET_ATTR", "ONCHIP_SIZE_ATTR", "record_capacity", "recorded_capacity", "check_dma_layout", "dma_buffers", "layout_after_arena",
-    "onchip_total", "place_dma_buffers",
+    "onchip_total", "place_dma_buffers", "staging_need", "TAG_BYTES",
     "planned_arenas",
 ]

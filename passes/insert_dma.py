@@ -76,7 +76,7 @@ from xdsl.passes import ModulePass
 from memopt.diagnostics import MemoptError
 from memopt.dialects.upstream_attrs import is_upstream_module
 from memopt.passes import dma_memopt, upstream_dma
-from memopt.passes.dma_layout import dma_buffers, onchip_total, place_dma_buffers, planned_arenas, record_capacity
+from memopt.passes.dma_layout import dma_buffers, place_dma_buffers, planned_arenas, record_capacity, staging_need
 from memopt.passes.dma_ring import RING, RingChoice, ring_schedule
 from memopt.passes.dma_schedule import (
     SKIPPED_ATTR, Work, buffer_names, buffer_sizes, remark_skipped, round_robin_loads, transfer_tags,
@@ -225,11 +225,10 @@ class InsertDmaPass(TargetOptions, ModulePass):
         upstream IR also the ``i32`` tag buffer (one tag per transfer of a function), and
         nothing but the arena when ``staging-space`` puts the staging buffers elsewhere."""
         if not upstream:
-            return onchip_total(arena, sizes, self.alignment)
+            return staging_need(arena, sizes, self.alignment)
         if self.staging_space is not None:
             return arena
-        tags = transfer_tags(work)
-        return onchip_total(arena, sizes + ([4 * tags] if tags else []), self.alignment)
+        return staging_need(arena, sizes, self.alignment, transfer_tags(work))
 
 
 __all__ = [

@@ -33,7 +33,7 @@ from xdsl.ir import Attribute, Operation, OpResult, SSAValue
 from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError, where
 from memopt.dialects.upstream_syntax import AllocOp
-from memopt.passes.dma_layout import layout_after_arena
+from memopt.passes.dma_layout import TAG_BYTES, layout_after_arena
 from memopt.dialects.plan_attr_names import ARENA_ARG_ATTR, ARENA_SIZE_ATTR, ONCHIP_SIZE_ATTR, STAGING_ATTR
 from memopt.dialects.upstream_attrs import recorded_int
 from memopt.passes.upstream_dma_weights import UpstreamWeight, space_of
@@ -148,7 +148,7 @@ def _in_arena(f: func.FuncOp, base: int, used: list[tuple[str, int]], n_tags: in
     """Staging buffers and tags as views of the arena after byte ``base``; the arena grows."""
     block = f.body.blocks[0]
     tag_t = MemRefType(i32, [max(n_tags, 1)])
-    offsets, end = layout_after_arena(base, [s for _, s in used] + [4 * max(n_tags, 1)], alignment)
+    offsets, end = layout_after_arena(base, [s for _, s in used] + [TAG_BYTES * max(n_tags, 1)], alignment)
     grown = resize_arena(f, max(end, byte_size(arena_value(f).type)))
     f.attributes[ONCHIP_SIZE_ATTR] = IntegerAttr(byte_size(grown.type), i64)
     anchor = grown.owner.next_op if isinstance(grown, OpResult) else block.first_op
