@@ -36,7 +36,7 @@ from memopt.dialects.upstream_syntax import AllocOp
 from memopt.passes.dma_layout import TAG_BYTES, layout_after_arena
 from memopt.dialects.plan_attr_names import ARENA_ARG_ATTR, ARENA_SIZE_ATTR, ONCHIP_SIZE_ATTR, STAGING_ATTR
 from memopt.dialects.upstream_attrs import recorded_int
-from memopt.passes.upstream_dma_weights import UpstreamWeight, space_of
+from memopt.passes.upstream_dma_weights import UpstreamWeight
 from memopt.passes.upstream_lifetime import byte_size
 from memopt.passes.upstream_plan import arena_value, resize_arena
 
