@@ -21,7 +21,8 @@ right.
 
 When several steps come near the bound, the stack at the peak forces a layout on the sides that
 leaves holes at the others; so the next highest local maxima of the live bytes are stacked in
-turn too (:data:`PIVOTS`), each with the first few fills, and the lowest plan is kept.
+turn too (:data:`PIVOTS`), each with a few runs (:data:`PIVOT_RUNS`, the critical stack among
+the first), and the lowest plan is kept.
 """
 
 from __future__ import annotations
@@ -72,10 +73,10 @@ end with the first fit largest-first and the skyline by area, the other stacks l
 then the critical stack (on large training traces the first few reach about what all of them
 reach), the cheaper skyline fills before the remaining first fits."""
 
-WORK = 320_000_000
-"""Work the strategy may spend, in :func:`first_fit_work` units (about three seconds): every
-run :func:`runs` schedules up to several thousand buffers of a training trace, the first ones
-that fit the work on larger problems; the first run always."""
+WORK = 360_000_000
+"""Work the strategy may spend, in :func:`first_fit_work` units (about three and a half
+seconds): every run :func:`runs` schedules up to several thousand buffers of a training trace,
+the first ones that fit the work on larger problems; the first run always."""
 
 PIVOTS = 5
 """How many steps are tried as the one stacked (:func:`pivot_steps`): the peak, then the next
@@ -83,8 +84,12 @@ highest local maxima of the live bytes. Why: when several steps come near the bo
 layout one stack forces on the sides leaves holes at the others, and stacking another of them
 instead may leave none."""
 
-PIVOT_RUNS = 6
-"""How many of :data:`RUNS` each pivot but the peak gets (after the peak's first five)."""
+PIVOT_RUNS = (*RUNS[:2], ("critical", "size"), *RUNS[2:5])
+"""The runs of each pivot but the peak, in order (after the peak's first five): the peak's first
+five with the critical stack largest-first third. Why the critical stack early: a pivot other
+than the peak has the peak, a step at the bound, on one side and often other near-peak steps on
+the other, and the start and end orders keep the buffers live there low on one side only; on
+large problems :data:`WORK` pays for the first three runs of the second pivot only."""
 
 FIRST_FIT_FLOOR = 1_000
 """The least a first fit costs per buffer, in work units: :func:`first_fit_work` counts the
@@ -127,13 +132,13 @@ def _ranks(values: np.ndarray) -> np.ndarray:
 
 def runs(problem: Problem) -> list[tuple[int, float, str]]:
     """(pivot step, stack, fill) triples to run: the peak's first five of :data:`RUNS`, the
-    first :data:`PIVOT_RUNS` of each other pivot, the peak's rest — the first always, each later
-    one when the rest of :data:`WORK` pays for it."""
+    :data:`PIVOT_RUNS` of each other pivot, the peak's rest — the first always, each later one
+    when the rest of :data:`WORK` pays for it."""
     n = len(problem)
     cost = {"first-fit": max(first_fit_work(problem), FIRST_FIT_FLOOR * n), "skyline": SKYLINE_WORK * n}
     peak, *others = pivot_steps(problem)
     schedule = [(peak, *r) for r in RUNS[:5]]
-    schedule += [(t, *r) for t in others for r in RUNS[:PIVOT_RUNS]]
+    schedule += [(t, *r) for t in others for r in PIVOT_RUNS]
     schedule += [(peak, *r) for r in RUNS[5:]]
     left = WORK
     out = []

@@ -6,8 +6,9 @@ import numpy as np
 from hypothesis import given, settings, strategies as st
 
 from memopt.planning.bounds import lower_bound
+from memopt.planning.firstfit import first_fit_work
 from memopt.planning.peak_stack import (
-    FILLS, RUNS, STACKS, PeakStack, _Peak, near_peak_steps, peak_stack_offsets, pivot_steps, runs,
+    FILLS, PIVOT_RUNS, RUNS, STACKS, PeakStack, _Peak, near_peak_steps, peak_stack_offsets, pivot_steps, runs,
 )
 from memopt.planning.problem import Buffer, Overwrite, Problem
 from memopt.planning.strategies import Best, make_strategy
@@ -118,7 +119,7 @@ def test_runs_cover_every_pair_and_shrink_with_the_work(monkeypatch):
     assert sorted(RUNS) == sorted((stack, fill) for fill in FILLS for stack in STACKS)
     tiny = _problem(HOLE_AT_PEAK)
     peak, *others = pivot_steps(tiny)
-    assert runs(tiny) == ([(peak, *r) for r in RUNS[:5]] + [(t, *r) for t in others for r in RUNS[:6]]
+    assert runs(tiny) == ([(peak, *r) for r in RUNS[:5]] + [(t, *r) for t in others for r in PIVOT_RUNS]
                           + [(peak, *r) for r in RUNS[5:]])
     big = Problem.of(Buffer(f"b{i}", 1 + i % 7, 0, 1) for i in range(8000))  # one first fit: 64M units
     some = runs(big)
@@ -126,3 +127,21 @@ def test_runs_cover_every_pair_and_shrink_with_the_work(monkeypatch):
     assert ("size" in {f for _, _, f in some}) and ("outward" not in {f for _, _, f in some})
     monkeypatch.setattr(peak_stack, "WORK", 1)
     assert runs(big) == [(0, *RUNS[0])]
+
+
+# The peak (7) and the second pivot (9) are both at the bound, 16; none of the peak's first five
+# runs reaches it, nor the second pivot stacked by end; stacked by the near-peak steps it does.
+SECOND_PIVOT_CRITICAL = [(4, 1, 9), (2, 5, 10), (6, 3, 6), (6, 9, 11), (5, 7, 10), (5, 6, 8)]
+
+
+def test_the_second_pivot_runs_the_critical_stack_within_its_first_three(monkeypatch):
+    import memopt.planning.peak_stack as peak_stack
+
+    p = _problem(SECOND_PIVOT_CRITICAL)
+    peak, second, *_ = pivot_steps(p)
+    by_end = [(peak, *r) for r in RUNS[:5]] + [(second, *r) for r in RUNS[:2]]
+    assert _height(p, peak_stack_offsets(p, by_end)) > lower_bound(p)
+    first_fit_price = max(first_fit_work(p), peak_stack.FIRST_FIT_FLOOR * len(p))
+    monkeypatch.setattr(peak_stack, "WORK", 5 * first_fit_price + 3 * peak_stack.SKYLINE_WORK * len(p))
+    assert runs(p) == by_end + [(second, "critical", "size")]
+    assert PeakStack().plan(p).height == lower_bound(p)
