@@ -520,81 +520,149 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
     """One walk of the schedule under ``heuristic`` (module docstring). ``reuse_costs=False``
     computes the missing-ancestor costs afresh in every eviction scan instead of keeping them
     between scans: the same schedule, slower (the reference the kept costs are tested against)."""
-    producer, consumers, uses = _prepare(graph)
-    sizes = graph.sizes
-    ops = graph.ops
-    n_t = len(sizes)
-    pinned = set(graph.inputs)
-    outputs = set(graph.outputs)
-    resident = [False] * n_t
-    for t in graph.inputs:
-        resident[t] = True
-    mem = sum(sizes[t] for t in set(graph.inputs))
-    use_ptr = [0] * n_t  # index into uses[t] of the next original use at or after the current op
-    last_used = [0] * n_t
-    recompute_times = [0] * n_t
-    evicted = [False] * n_t
-    own_cost = [ops[p].cost if p >= 0 else 0.0 for p in producer]
-    classes = EvictedClasses(own_cost)
-    rt_base = _recompute_factor(heuristic)
-    schedule: list[int] = []
-    clone: list[bool] = []
-    extra_cost = 0.0
-    n_evict = 0
-    now = 0
-    locked: set[int] = set()
-    a_mem, a_dist = weights
-    # a_mem < 0 selects the neighbourhood variant: the numerator is the cost of every evicted
-    # tensor the eviction joins (DTR's e*, which prices the gap it widens), memory weighted 1.
-    neighbourhood = a_mem < 0
-    a_mem = abs(a_mem)
-    # Local search (:func:`_lookahead`): per-tensor multipliers of the lookahead score.
-    noise = list(noise) if noise is not None else [1.0] * n_t
+    return _StaticRun(graph, budget, heuristic, min_size, weights, noise, reuse_costs).run()
 
-    def next_use(t: int, k: int) -> int:
-        u = uses[t]
+
+class _StaticRun:
+    """The state of one walk of :func:`_run` — residency, evicted classes, the kept costs of
+    missing ancestors and the numpy mirrors of the eviction scan — with one method per step:
+    :meth:`execute` runs an op (recomputing its missing inputs first), :meth:`evict_one` picks
+    and drops the lowest-scored resident tensor, :meth:`run` walks the whole schedule."""
+
+    def __init__(self, graph: RematGraph, budget: int, heuristic: str, min_size: int,
+                 weights: tuple[float, float], noise: list[float] | None, reuse_costs: bool):
+        self.graph = graph
+        self.budget = budget
+        self.heuristic = heuristic
+        self.min_size = min_size
+        self.reuse_costs = reuse_costs
+        producer, consumers, uses = _prepare(graph)
+        self.producer, self.consumers, self.uses = producer, consumers, uses
+        sizes = self.sizes = graph.sizes
+        ops = self.ops = graph.ops
+        n_t = self.n_t = len(sizes)
+        pinned = self.pinned = set(graph.inputs)
+        self.outputs = set(graph.outputs)
+        self.resident = [False] * n_t
+        for t in graph.inputs:
+            self.resident[t] = True
+        self.mem = sum(sizes[t] for t in set(graph.inputs))
+        self.use_ptr = [0] * n_t  # index into uses[t] of the next original use at or after the current op
+        self.last_used = [0] * n_t
+        self.recompute_times = [0] * n_t
+        self.evicted = [False] * n_t
+        own_cost = self.own_cost = [ops[p].cost if p >= 0 else 0.0 for p in producer]
+        self.classes = EvictedClasses(own_cost)
+        self.rt_base = _recompute_factor(heuristic)
+        self.schedule: list[int] = []
+        self.clone: list[bool] = []
+        self.extra_cost = 0.0
+        self.n_evict = 0
+        self.now = 0
+        self.locked: set[int] = set()
+        a_mem, self.a_dist = weights
+        # a_mem < 0 selects the neighbourhood variant: the numerator is the cost of every evicted
+        # tensor the eviction joins (DTR's e*, which prices the gap it widens), memory weighted 1.
+        self.neighbourhood = a_mem < 0
+        self.a_mem = abs(a_mem)
+        # Local search (:func:`_lookahead`): per-tensor multipliers of the lookahead score.
+        self.noise = list(noise) if noise is not None else [1.0] * n_t
+        self.neighbours: dict[int, tuple[int, ...]] = {}
+        """Per tensor asked about, its producer's inputs then its readers' outputs, in that order."""
+        self.made_from = [ops[p].inputs if p >= 0 else () for p in producer]
+        self.missing_cost: dict[int, float] = {}
+        """Per missing tensor, the cost of computing it again with every missing ancestor it needs;
+        kept across eviction scans, its entries that a residency change can touch dropped by
+        :meth:`forget` (each op run changes residency, so clearing it all made every scan walk the
+        same chains again)."""
+        self.known_np = np.array(own_cost, dtype=np.float64)
+        """Per tensor, its :attr:`missing_cost` entry, else its own cost: what recomputing it now
+        costs at least (the eviction scan's lower bound reads it for a candidate's missing inputs)."""
+        self.walked: set[int] = set()
+        """The entries of :attr:`missing_cost` a walk filled (several missing inputs): the ancestors
+        they depend on have no entries of their own, so every residency change drops them."""
+        self.children = [sorted({y for c in set(consumers[t]) for y in ops[c].outputs}) for t in range(n_t)]
+        self.alive = last_reads(graph, uses)
+        self.readers = [sorted(set(c)) for c in consumers]
+        self.keeps = [p >= 0 and ops[p].recomputable and t not in pinned for t, p in enumerate(producer)]
+        self.cache: set[int] = set()
+        """Resident values the original schedule reads no more, kept after a recomputation because
+        a dropped tensor's recomputation reads them (:meth:`wanted`); evictable like any other."""
+        self._mirror()
+
+    def _mirror(self) -> None:
+        """Numpy mirrors for the eviction scan (the hot spot: one scan per eviction over every
+        resident tensor). A cheap lower bound of every candidate's score is computed at once —
+        its own producer cost instead of the neighbourhood or chain cost, which can only add —
+        and exact scores are evaluated in lower-bound order until the bound passes the best."""
+        graph, sizes, ops, producer, uses = self.graph, self.sizes, self.ops, self.producer, self.uses
+        n_t, pinned, outputs, min_size = self.n_t, self.pinned, self.outputs, self.min_size
+        self.size_np = size_np = np.array(sizes, dtype=np.float64)
+        self.own_np = np.array(self.own_cost, dtype=np.float64)
+        self.static_ok = np.array(
+            [sizes[t] > 0 and sizes[t] >= min_size and t not in pinned and producer[t] >= 0
+             and ops[producer[t]].recomputable for t in range(n_t)], dtype=bool)
+        self.resident_np = np.zeros(n_t, dtype=bool)
+        self.resident_np[list(set(graph.inputs))] = True
+        self.last_np = np.zeros(n_t, dtype=np.float64)
+        self.rt_np = np.zeros(n_t, dtype=np.float64)
+        self.noise_np = np.array(self.noise, dtype=np.float64)
+        self.cache_np = np.zeros(n_t, dtype=bool)
+        self.nu_np = np.array([u[0] if u else (len(ops) if t in outputs else -1) for t, u in enumerate(uses)],
+                              dtype=np.float64)
+        self.horizon_np = np.array(recovery_horizon(graph, producer, uses), dtype=np.float64)
+        self.size_pow = size_np ** self.a_mem
+        self.has_producer_np = np.array([p >= 0 for p in producer], dtype=bool)
+        # the producer's distinct inputs of every tensor, one column each (``input_real``: which
+        # entries of the column are inputs, the rest padding), so a scan reads only its candidates'
+        # columns and sums across a few rows
+        distinct_inputs = [sorted(set(self.made_from[t])) for t in range(n_t)]
+        self.width = width = max(1, max((len(xs) for xs in distinct_inputs), default=1))
+        self.input_mat = np.zeros((width, n_t), dtype=np.int64)
+        self.input_real = np.zeros((width, n_t), dtype=bool)
+        for t, xs in enumerate(distinct_inputs):
+            self.input_mat[:len(xs), t] = xs
+            self.input_real[:len(xs), t] = True
+        self.alive_np = np.array(self.alive, dtype=np.float64)
+
+    def next_use(self, t: int, k: int) -> int:
+        """The first original read of ``t`` at or after ``k`` (the end for a result; -1: none)."""
+        u = self.uses[t]
+        use_ptr = self.use_ptr
         i = use_ptr[t]
-        while i < len(u) and u[i] < k:
+        n = len(u)
+        if i < n and u[i] >= k:  # the common case: the pointer is already there
+            return u[i]
+        while i < n and u[i] < k:
             i += 1
         use_ptr[t] = i
-        if i < len(u):
+        if i < n:
             return u[i]
-        return len(ops) if t in outputs else -1
+        return len(self.ops) if t in self.outputs else -1
 
-    neighbours: dict[int, tuple[int, ...]] = {}
-    """Per tensor asked about, its producer's inputs then its readers' outputs, in that order."""
-
-    def near(t: int) -> tuple[int, ...]:
-        got = neighbours.get(t)
+    def near(self, t: int) -> tuple[int, ...]:
+        got = self.neighbours.get(t)
         if got is None:
-            got = neighbours[t] = _neighbours(ops, producer, consumers, t)
+            got = self.neighbours[t] = _neighbours(self.ops, self.producer, self.consumers, t)
         return got
 
-    def neighbour_cost(t: int) -> float:
+    def neighbour_cost(self, t: int) -> float:
         """DTR's e*: ``t``'s producer's cost and the cost of every evicted class beside it."""
+        classes, evicted = self.classes, self.evicted
         root = classes.root
-        roots = {root(x) for x in near(t) if evicted[x]}
-        return own_cost[t] + sum(classes.cost[r] for r in roots)
+        near = self.neighbours.get(t)
+        if near is None:
+            near = self.near(t)
+        roots = {root(x) for x in near if evicted[x]}
+        return self.own_cost[t] + sum(classes.cost[r] for r in roots)
 
-    made_from = [ops[p].inputs if p >= 0 else () for p in producer]
-    missing_cost: dict[int, float] = {}
-    """Per missing tensor, the cost of computing it again with every missing ancestor it needs;
-    kept across eviction scans, its entries that a residency change can touch dropped by
-    :func:`forget` (each op run changes residency, so clearing it all made every scan walk the
-    same chains again)."""
-    known_np = np.array(own_cost, dtype=np.float64)
-    """Per tensor, its :data:`missing_cost` entry, else its own cost: what recomputing it now
-    costs at least (the eviction scan's lower bound reads it for a candidate's missing inputs)."""
-    walked: set[int] = set()
-    """The entries of :data:`missing_cost` a walk filled (several missing inputs): the ancestors
-    they depend on have no entries of their own, so every residency change drops them."""
-    children = [sorted({y for c in set(consumers[t]) for y in ops[c].outputs}) for t in range(n_t)]
-
-    def forget(t: int) -> None:
-        """Drop the :data:`missing_cost` entries ``t``'s residency change can touch: ``t``'s, the
+    def forget(self, t: int) -> None:
+        """Drop the :attr:`missing_cost` entries ``t``'s residency change can touch: ``t``'s, the
         walked ones, and every entry reached from those through readers that have entries."""
+        missing_cost = self.missing_cost
         if not missing_cost:
             return
+        known_np, own_cost, children, walked = self.known_np, self.own_cost, self.children, self.walked
         stack = [t, *walked]
         walked.clear()
         for y in stack:
@@ -607,22 +675,17 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
                     known_np[y] = own_cost[y]
                     stack.append(y)
 
-    def missing_inputs(t: int) -> list[int]:
-        return [x for x in made_from[t] if not resident[x] and producer[x] >= 0]
+    def missing_inputs(self, t: int) -> list[int]:
+        resident, producer = self.resident, self.producer
+        return [x for x in self.made_from[t] if not resident[x] and producer[x] >= 0]
 
-    alive = last_reads(graph, uses)
-    readers = [sorted(set(c)) for c in consumers]
-    keeps = [p >= 0 and ops[p].recomputable and t not in pinned for t, p in enumerate(producer)]
-    cache: set[int] = set()
-    """Resident values the original schedule reads no more, kept after a recomputation because
-    a dropped tensor's recomputation reads them (:func:`wanted`); evictable like any other."""
-
-    def wanted(t: int, at: int) -> int:
+    def wanted(self, t: int, at: int) -> int:
         """The earliest original read (at or after ``at``) of a dropped tensor whose producer
         reads ``t``: when ``t`` is next needed although the schedule no longer reads it (-1:
         never)."""
+        ops, resident, next_use = self.ops, self.resident, self.next_use
         best = -1
-        for c in readers[t]:
+        for c in self.readers[t]:
             if c >= at:
                 break
             for y in ops[c].outputs:
@@ -632,11 +695,13 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
                         best = u
         return best
 
-    def closure_cost(t: int, u: int = -1, cap: float = math.inf) -> float:
+    def closure_cost(self, t: int, u: int = -1, cap: float = math.inf) -> float:
         """Cost of recomputing ``t`` at step ``u`` (default: now): its producer and every
         ancestor missing then — dropped now, or held now but read for the last time before
-        ``u`` (unless kept in the :data:`cache`) — each counted once (a walk). The walk stops
+        ``u`` (unless kept in the :attr:`cache`) — each counted once (a walk). The walk stops
         once the sum passes ``cap`` (a scan only needs to know it lost)."""
+        own_cost, made_from, resident, alive = self.own_cost, self.made_from, self.resident, self.alive
+        cache, producer = self.cache, self.producer
         total = own_cost[t]
         seen = {t}
         stack = [t]
@@ -650,10 +715,12 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
                 return total
         return total
 
-    def cost_of_missing(x: int) -> float:
-        """:data:`missing_cost` of ``x``, filling it for the missing ancestors on the way. A
+    def cost_of_missing(self, x: int) -> float:
+        """:attr:`missing_cost` of ``x``, filling it for the missing ancestors on the way. A
         tensor with at most one missing input adds its own cost to that input's (the two sets
         of ancestors are disjoint); one with several takes a walk, as they may share some."""
+        missing_cost, known_np, own_cost = self.missing_cost, self.known_np, self.own_cost
+        missing_inputs = self.missing_inputs
         stack = [x]
         while stack:
             y = stack[-1]
@@ -662,8 +729,8 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
                 continue
             miss = missing_inputs(y)
             if len(miss) > 1:
-                missing_cost[y] = known_np[y] = closure_cost(y)
-                walked.add(y)
+                missing_cost[y] = known_np[y] = self.closure_cost(y)
+                self.walked.add(y)
                 stack.pop()
                 continue
             pending = [z for z in miss if z not in missing_cost]
@@ -674,149 +741,123 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
             stack.pop()
         return missing_cost[x]
 
-    def chain_cost(t: int, u: int, cap: float = math.inf) -> float:
+    def chain_cost(self, t: int, u: int, cap: float = math.inf) -> float:
         """Cost of recomputing ``t`` at its next read ``u``: its producer and every ancestor
         missing by then (memoised while every input of the producer is still held at ``u``); a
         walk may stop early at any sum above ``cap``."""
-        if any(resident[x] and alive[x] < u and producer[x] >= 0 and x not in cache for x in made_from[t]):
-            return closure_cost(t, u, cap)
-        miss = missing_inputs(t)
+        resident, alive, producer, cache = self.resident, self.alive, self.producer, self.cache
+        if any(resident[x] and alive[x] < u and producer[x] >= 0 and x not in cache for x in self.made_from[t]):
+            return self.closure_cost(t, u, cap)
+        miss = self.missing_inputs(t)
         if len(miss) > 1:
-            return closure_cost(t, -1, cap)
-        return own_cost[t] + (cost_of_missing(miss[0]) if miss else 0.0)
+            return self.closure_cost(t, -1, cap)
+        return self.own_cost[t] + (self.cost_of_missing(miss[0]) if miss else 0.0)
 
-    def score(t: int, k: int, bound: float = math.inf) -> float:
+    def score(self, t: int, k: int, bound: float = math.inf) -> float:
         """``t``'s score; a lookahead score above ``bound`` may be returned as any value above it."""
-        size = sizes[t]
+        heuristic = self.heuristic
+        size = self.sizes[t]
+        if heuristic == "lookahead":
+            nu = self.wanted(t, k) if t in self.cache else self.next_use(t, k)
+            dist = max(nu - k, 0) + 1e-3
+            denom = (size ** self.a_mem) * (dist ** self.a_dist)
+            noise = self.noise[t]
+            if self.neighbourhood:
+                cost = self.neighbour_cost(t)
+            else:  # a margin keeps every score the cap cuts short strictly above the bound
+                cap = bound * denom / noise * (1 + 1e-9) if noise > 0 and bound < math.inf else math.inf
+                cost = self.chain_cost(t, nu, cap)
+            return noise * cost / denom
         if heuristic == "largest":
             return -size
         if heuristic == "lru":
-            return -(now - last_used[t])
-        stale = now - last_used[t] + 1e-3
-        if heuristic == "lookahead":
-            nu = wanted(t, k) if t in cache else next_use(t, k)
-            dist = max(nu - k, 0) + 1e-3
-            denom = (size ** a_mem) * (dist ** a_dist)
-            if neighbourhood:
-                cost = neighbour_cost(t)
-            else:  # a margin keeps every score the cap cuts short strictly above the bound
-                cap = bound * denom / noise[t] * (1 + 1e-9) if noise[t] > 0 and bound < math.inf else math.inf
-                cost = chain_cost(t, nu, cap)
-            return noise[t] * cost / denom
+            return -(self.now - self.last_used[t])
         if heuristic == "dtr-local":
-            cost = ops[producer[t]].cost
+            cost = self.ops[self.producer[t]].cost
         else:
-            cost = neighbour_cost(t)
-        return (cost + 1e-3) * (rt_base ** recompute_times[t]) / ((size / MIB) * stale)
+            cost = self.neighbour_cost(t)
+        stale = self.now - self.last_used[t] + 1e-3
+        return (cost + 1e-3) * (self.rt_base ** self.recompute_times[t]) / ((size / MIB) * stale)
 
-    # numpy mirrors for the eviction scan (the hot spot: one scan per eviction over every
-    # resident tensor). A cheap lower bound of every candidate's score is computed at once —
-    # its own producer cost instead of the neighbourhood or chain cost, which can only add —
-    # and exact scores are evaluated in lower-bound order until the bound passes the best.
-    size_np = np.array(sizes, dtype=np.float64)
-    own_np = np.array(own_cost, dtype=np.float64)
-    static_ok = np.array(
-        [sizes[t] > 0 and sizes[t] >= min_size and t not in pinned and producer[t] >= 0
-         and ops[producer[t]].recomputable for t in range(n_t)], dtype=bool)
-    resident_np = np.zeros(n_t, dtype=bool)
-    resident_np[list(set(graph.inputs))] = True
-    last_np = np.zeros(n_t, dtype=np.float64)
-    rt_np = np.zeros(n_t, dtype=np.float64)
-    noise_np = np.array(noise, dtype=np.float64)
-    cache_np = np.zeros(n_t, dtype=bool)
-    nu_np = np.array([u[0] if u else (len(ops) if t in outputs else -1) for t, u in enumerate(uses)],
-                     dtype=np.float64)
-    horizon_np = np.array(recovery_horizon(graph, producer, uses), dtype=np.float64)
-    size_pow = size_np ** a_mem
-    has_producer_np = np.array([p >= 0 for p in producer], dtype=bool)
-    # the producer's distinct inputs of every tensor, one column each (``input_real``: which
-    # entries of the column are inputs, the rest padding), so a scan reads only its candidates'
-    # columns and sums across a few rows
-    distinct_inputs = [sorted(set(made_from[t])) for t in range(n_t)]
-    width = max(1, max((len(xs) for xs in distinct_inputs), default=1))
-    input_mat = np.zeros((width, n_t), dtype=np.int64)
-    input_real = np.zeros((width, n_t), dtype=bool)
-    for t, xs in enumerate(distinct_inputs):
-        input_mat[:len(xs), t] = xs
-        input_real[:len(xs), t] = True
-    alive_np = np.array(alive, dtype=np.float64)
-
-    def missing_inputs_bound(idx: np.ndarray) -> np.ndarray:
+    def missing_inputs_bound(self, idx: np.ndarray) -> np.ndarray:
         """Per candidate of ``idx``, a lower bound of what its chain adds to its own cost: the
         chain holds every input of the producer missing at the next read (the sum of their own
         costs), and every ancestor each of them misses now (the largest known cost, scaled
         down a hair so that float rounding never lifts it above the exact sum)."""
-        x = input_mat[:, idx]
-        missing = input_real[:, idx] & has_producer_np[x] & (
-            ~resident_np[x] | ((alive_np[x] < nu_np[idx]) & ~cache_np[x]))
-        own_part = np.where(missing, own_np[x], 0.0)
-        known_part = np.where(missing, known_np[x], 0.0)
+        x = self.input_mat[:, idx]
+        missing = self.input_real[:, idx] & self.has_producer_np[x] & (
+            ~self.resident_np[x] | ((self.alive_np[x] < self.nu_np[idx]) & ~self.cache_np[x]))
+        own_part = np.where(missing, self.own_np[x], 0.0)
+        known_part = np.where(missing, self.known_np[x], 0.0)
         sums, most = own_part[0], known_part[0]
-        for j in range(1, width):  # row by row: numpy's reductions over a short axis are slow
+        for j in range(1, self.width):  # row by row: numpy's reductions over a short axis are slow
             sums = sums + own_part[j]
             most = np.maximum(most, known_part[j])
         return np.maximum(sums, most * (1 - 1e-9))
 
-    def evict_one(k: int, need: int) -> None:
-        nonlocal mem, n_evict
-        if not reuse_costs:
-            missing_cost.clear()
-            known_np[:] = own_cost
-            walked.clear()
-        unneeded = [t for t in sorted(cache) if wanted(t, k) < 0]
+    def evict_one(self, k: int, need: int) -> None:
+        """Make room for ``need`` more bytes before op ``k``: free the kept values no dropped
+        tensor needs any more, else evict the candidate with the lowest score."""
+        if not self.reuse_costs:
+            self.missing_cost.clear()
+            self.known_np[:] = self.own_cost
+            self.walked.clear()
+        unneeded = [t for t in sorted(self.cache) if self.wanted(t, k) < 0]
         for t in unneeded:  # kept values no dropped tensor needs any more go first, for free
-            _free(t)
-        if unneeded and mem + need <= budget:
+            self._free(t)
+        if unneeded and self.mem + need <= self.budget:
             return
-        mask = resident_np & static_ok & ((horizon_np >= nu_np) | cache_np)
-        if locked:
-            mask[list(locked)] = False
+        cache_np, nu_np = self.cache_np, self.nu_np
+        mask = self.resident_np & self.static_ok & ((self.horizon_np >= nu_np) | cache_np)
+        if self.locked:
+            mask[list(self.locked)] = False
         idx = np.flatnonzero(mask)
         if idx.size == 0:
             raise RematError(
-                f"cannot free {mem + need - budget} more bytes before op '{ops[k].name}' (step {k}): every resident "
-                f"tensor is read by it, pinned, blacklisted, below min-size or not recomputable when next read"
+                f"cannot free {self.mem + need - self.budget} more bytes before op '{self.ops[k].name}' (step {k}): "
+                f"every resident tensor is read by it, pinned, blacklisted, below min-size or not recomputable when "
+                f"next read"
             )
-        sz = size_np[idx]
+        heuristic = self.heuristic
+        sz = self.size_np[idx]
         if heuristic == "largest":
             lb = -sz
         elif heuristic == "lru":
-            lb = -(now - last_np[idx])
+            lb = -(self.now - self.last_np[idx])
         elif heuristic == "lookahead":
             dist = np.maximum(nu_np[idx] - k, 0) + 1e-3
-            cost_lb = own_np[idx]
-            if not neighbourhood:
-                cost_lb = cost_lb + missing_inputs_bound(idx)
-            lb = noise_np[idx] * cost_lb / (size_pow[idx] * dist ** a_dist)
-            if cache:  # a kept value is next needed before nu_np's bound: scored exactly
+            cost_lb = self.own_np[idx]
+            if not self.neighbourhood:
+                cost_lb = cost_lb + self.missing_inputs_bound(idx)
+            lb = self.noise_np[idx] * cost_lb / (self.size_pow[idx] * dist ** self.a_dist)
+            if self.cache:  # a kept value is next needed before nu_np's bound: scored exactly
                 lb[cache_np[idx]] = 0.0
         else:
-            lb = (own_np[idx] + 1e-3) * (rt_base ** rt_np[idx]) / ((sz / MIB) * (now - last_np[idx] + 1e-3))
+            lb = (self.own_np[idx] + 1e-3) * (self.rt_base ** self.rt_np[idx]) / (
+                (sz / MIB) * (self.now - self.last_np[idx] + 1e-3))
         if heuristic in ("largest", "lru", "dtr-local"):
             victim = int(idx[np.lexsort((idx, lb))[0]])
         else:
+            score = self.score
             victim = _lowest_score(idx, lb, lambda t, bound: score(t, k, bound))
-        resident[victim] = False
-        resident_np[victim] = False
-        forget(victim)
-        resident_set.discard(victim)
-        if victim in cache:
-            cache.discard(victim)
+        self.resident[victim] = False
+        self.resident_np[victim] = False
+        self.forget(victim)
+        if victim in self.cache:
+            self.cache.discard(victim)
             cache_np[victim] = False
-        evicted[victim] = True
-        classes.evict(victim, near(victim))
-        mem -= sizes[victim]
-        n_evict += 1
+        self.evicted[victim] = True
+        self.classes.evict(victim, self.near(victim))
+        self.mem -= self.sizes[victim]
+        self.n_evict += 1
 
-    resident_set: set[int] = set(graph.inputs)
+    def make_room(self, k: int, need: int) -> None:
+        while self.mem + need > self.budget:
+            self.evict_one(k, need)
 
-    def make_room(k: int, need: int) -> None:
-        while mem + need > budget:
-            evict_one(k, need)
-
-    def run(k: int, is_clone: bool, at: int) -> None:
+    def execute(self, k: int, is_clone: bool, at: int) -> None:
         """Execute op ``k`` (at original position ``at``), recomputing missing inputs first."""
-        nonlocal mem, now, extra_cost
+        ops, sizes, resident, producer, locked = self.ops, self.sizes, self.resident, self.producer, self.locked
         op = ops[k]
         added = []
         for t in op.inputs:
@@ -828,41 +869,41 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
                 if not resident[t]:
                     p = producer[t]
                     if p < 0 or not ops[p].recomputable:
-                        raise RematError(f"internal error: {graph.tensor_name(t)} read by '{op.name}' was dropped but "
-                                         "cannot be recomputed")
-                    run(p, True, at)
-            taken = _taken_inputs(op, added, at if is_clone else at + 1)
+                        raise RematError(f"internal error: {self.graph.tensor_name(t)} read by '{op.name}' was "
+                                         "dropped but cannot be recomputed")
+                    self.execute(p, True, at)
+            taken = self._taken_inputs(op, added, at if is_clone else at + 1)
             for t in op.outputs:  # held outputs the op computes again are not dropped to make room
                 if t not in locked:
                     locked.add(t)
                     added.append(t)
             need = (sum(sizes[t] for t in set(op.outputs) if not resident[t] and t not in taken) + op.extra
                     - sum(sizes[x] - sizes[o] for o, x in taken.items()))
-            make_room(at, need)
-            schedule.append(k)
-            clone.append(is_clone)
-            now += 1
+            self.make_room(at, need)
+            self.schedule.append(k)
+            self.clone.append(is_clone)
+            self.now += 1
+            now, last_used, last_np, evicted = self.now, self.last_used, self.last_np, self.evicted
             for t in taken.values():
-                _free(t)
+                self._free(t)
             for t in op.inputs:
                 last_used[t] = now
                 last_np[t] = now
             for t in op.outputs:
                 if not resident[t]:
                     resident[t] = True
-                    resident_np[t] = True
-                    forget(t)
-                    resident_set.add(t)
-                    mem += sizes[t]
+                    self.resident_np[t] = True
+                    self.forget(t)
+                    self.mem += sizes[t]
                 last_used[t] = now
                 last_np[t] = now
                 if evicted[t]:
                     evicted[t] = False
-                    classes.restore(t)
-                    recompute_times[t] += 1
-                    rt_np[t] += 1
+                    self.classes.restore(t)
+                    self.recompute_times[t] += 1
+                    self.rt_np[t] += 1
             if is_clone:
-                extra_cost += op.cost
+                self.extra_cost += op.cost
         finally:
             for t in added:
                 locked.discard(t)
@@ -870,64 +911,69 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
             # what this recomputation read or made and nothing (original or pending) reads again;
             # one that a dropped tensor's recomputation still reads is kept, evictable (the cache)
             for t in set(op.inputs) | set(op.outputs):
-                if t not in locked and resident[t] and next_use(t, at) < 0:
-                    if keeps[t] and wanted(t, at) >= 0:
-                        cache.add(t)
-                        cache_np[t] = True
-                        nu_np[t] = len(ops)
+                if t not in locked and resident[t] and self.next_use(t, at) < 0:
+                    if self.keeps[t] and self.wanted(t, at) >= 0:
+                        self.cache.add(t)
+                        self.cache_np[t] = True
+                        self.nu_np[t] = len(ops)
                     else:
-                        _free(t)
+                        self._free(t)
 
-    def _taken_inputs(op: RematOp, own: list[int], after: int) -> dict[int, int]:
+    def _taken_inputs(self, op: RematOp, own: list[int], after: int) -> dict[int, int]:
         """In-place outputs of ``op`` → the input whose bytes each takes: an input only this op
         holds (no pending reader), not read by the original schedule from ``after`` on and not a
         result dies here, so its storage becomes the output's (plan-memory's rule)."""
+        resident, sizes, outputs = self.resident, self.sizes, self.outputs
         taken: dict[int, int] = {}
         for o, x in zip(op.outputs, op.inplace):
             if (x >= 0 and x in own and resident[x] and not resident[o] and x not in outputs
-                    and sizes[o] <= sizes[x] and next_use(x, after) < 0 and x not in taken.values()):
+                    and sizes[o] <= sizes[x] and self.next_use(x, after) < 0 and x not in taken.values()):
                 taken[o] = x
         return taken
 
-    def _free(t: int) -> None:
-        nonlocal mem
-        if t in cache:
-            cache.discard(t)
-            cache_np[t] = False
-        if resident[t]:
-            resident[t] = False
-            resident_np[t] = False
-            forget(t)
-            resident_set.discard(t)
-            mem -= sizes[t]
+    def _free(self, t: int) -> None:
+        if t in self.cache:
+            self.cache.discard(t)
+            self.cache_np[t] = False
+        if self.resident[t]:
+            self.resident[t] = False
+            self.resident_np[t] = False
+            self.forget(t)
+            self.mem -= self.sizes[t]
 
-    for t in set(graph.inputs):  # an input nothing reads is dead from the start
-        if not uses[t] and t not in outputs:
-            _free(t)
-    for k in range(len(ops)):
-        try:
-            run(k, False, k)
-        except RecursionError:
-            raise RematError(
-                f"'{heuristic}' thrashes before op '{ops[k].name}' (step {k}): its recompute chain is deeper than "
-                "Python's stack allows"
-            ) from None
-        for t in ops[k].inputs:
-            nu_np[t] = next_use(t, k + 1)
-        # free what is not read again (by the original schedule) and is not a result
-        for t in set(ops[k].inputs) | set(ops[k].outputs):
-            if t in pinned and t in outputs:
-                continue
-            if next_use(t, k + 1) < 0:
-                _free(t)
-    # results must be resident at the end
-    for t in graph.outputs:
-        if sizes[t] and not resident[t] and producer[t] >= 0:
-            run(producer[t], True, len(ops))
-    peak = schedule_peak(graph, schedule)
-    if peak > budget:  # the simulation over-approximates live bytes, so this cannot happen
-        raise RematError(f"internal error: schedule peak {peak} over budget {budget}")
-    return RematResult(schedule, clone, peak, graph.base_cost, extra_cost, n_evict, heuristic)
+    def run(self) -> RematResult:
+        """Walk the schedule: run each op, free what the original schedule reads no more, then
+        recompute the results that are not resident at the end."""
+        graph, ops, sizes, producer, resident = self.graph, self.ops, self.sizes, self.producer, self.resident
+        pinned, outputs, next_use, nu_np = self.pinned, self.outputs, self.next_use, self.nu_np
+        for t in set(graph.inputs):  # an input nothing reads is dead from the start
+            if not self.uses[t] and t not in outputs:
+                self._free(t)
+        for k in range(len(ops)):
+            try:
+                self.execute(k, False, k)
+            except RecursionError:
+                raise RematError(
+                    f"'{self.heuristic}' thrashes before op '{ops[k].name}' (step {k}): its recompute chain is deeper "
+                    "than Python's stack allows"
+                ) from None
+            for t in ops[k].inputs:
+                nu_np[t] = next_use(t, k + 1)
+            # free what is not read again (by the original schedule) and is not a result
+            for t in set(ops[k].inputs) | set(ops[k].outputs):
+                if t in pinned and t in outputs:
+                    continue
+                if next_use(t, k + 1) < 0:
+                    self._free(t)
+        # results must be resident at the end
+        for t in graph.outputs:
+            if sizes[t] and not resident[t] and producer[t] >= 0:
+                self.execute(producer[t], True, len(ops))
+        peak = schedule_peak(graph, self.schedule)
+        if peak > self.budget:  # the simulation over-approximates live bytes, so this cannot happen
+            raise RematError(f"internal error: schedule peak {peak} over budget {self.budget}")
+        return RematResult(self.schedule, self.clone, peak, graph.base_cost, self.extra_cost, self.n_evict,
+                           self.heuristic)
 
 
 BISECT_WORK = 2_000_000
@@ -996,131 +1042,164 @@ def simulate_eager(graph: RematGraph, budget: int, heuristic: str = "dtr", min_s
         raise RematError("the eager simulator has no lookahead: it does not know the future")
     if heuristic not in HEURISTICS:
         raise RematError(f"unknown heuristic '{heuristic}'")
-    producer, consumers, uses = _prepare(graph)
-    sizes, ops = graph.sizes, graph.ops
-    n_t = len(sizes)
-    pinned, outputs = set(graph.inputs), set(graph.outputs)
-    horizon = recovery_horizon(graph, producer, uses)
-    remaining = [len(u) for u in uses]  # reads still to come (refcount)
-    pos = {"op": 0}  # the original op being run (its clones included)
+    return _EagerRun(graph, budget, heuristic, min_size).run()
 
-    def next_read(t: int) -> int:
-        u = uses[t]
-        i = bisect_left(u, pos["op"])
-        return u[i] if i < len(u) else (len(ops) if t in outputs else -1)
-    addr: dict[int, int] = {}
-    last_used = [0] * n_t
-    recompute_times = [0] * n_t
-    evicted = [False] * n_t
-    classes = EvictedClasses([ops[p].cost if p >= 0 else 0.0 for p in producer])
-    rt_base = _recompute_factor(heuristic)
-    state = {"now": 0, "evict": 0, "remat": 0, "extra": 0.0, "peak": 0}
-    locked: set[int] = set()
 
-    def blocks() -> list[tuple[int, int, int]]:
-        return sorted((a, a + sizes[t], t) for t, a in addr.items())
+class _EagerRun:
+    """The state of one :func:`simulate_eager` execution — the arena's blocks, reference
+    counts, evicted classes and counters — with one method per step: :meth:`alloc` places a
+    tensor (evicting until it fits), :meth:`execute` runs an op (recomputing missing inputs
+    first), :meth:`run` executes the whole schedule."""
 
-    def fit(size: int) -> int | None:
+    def __init__(self, graph: RematGraph, budget: int, heuristic: str, min_size: int):
+        self.graph = graph
+        self.budget = budget
+        self.heuristic = heuristic
+        self.min_size = min_size
+        producer, consumers, uses = _prepare(graph)
+        self.producer, self.consumers, self.uses = producer, consumers, uses
+        sizes, ops = self.sizes, self.ops = graph.sizes, graph.ops
+        n_t = len(sizes)
+        self.pinned, self.outputs = set(graph.inputs), set(graph.outputs)
+        self.horizon = recovery_horizon(graph, producer, uses)
+        self.remaining = [len(u) for u in uses]  # reads still to come (refcount)
+        self.at = 0  # the original op being run (its clones included)
+        self.addr: dict[int, int] = {}
+        self.last_used = [0] * n_t
+        self.recompute_times = [0] * n_t
+        self.evicted = [False] * n_t
+        self.classes = EvictedClasses([ops[p].cost if p >= 0 else 0.0 for p in producer])
+        self.rt_base = _recompute_factor(heuristic)
+        self.now = 0
+        self.evictions = 0
+        self.remats = 0
+        self.extra = 0.0
+        self.peak = 0
+        self.locked: set[int] = set()
+
+    def next_read(self, t: int) -> int:
+        u = self.uses[t]
+        i = bisect_left(u, self.at)
+        return u[i] if i < len(u) else (len(self.ops) if t in self.outputs else -1)
+
+    def blocks(self) -> list[tuple[int, int, int]]:
+        sizes = self.sizes
+        return sorted((a, a + sizes[t], t) for t, a in self.addr.items())
+
+    def fit(self, size: int) -> int | None:
         x = 0
-        for lo, hi, _ in blocks():
+        for lo, hi, _ in self.blocks():
             if x + size <= lo:
                 return x
             x = max(x, hi)
-        return x if x + size <= budget else None
+        return x if x + size <= self.budget else None
 
-    def free_around(t: int) -> int:
-        bs = blocks()
-        a, e = addr[t], addr[t] + sizes[t]
+    def free_around(self, t: int) -> int:
+        bs = self.blocks()
+        a, e = self.addr[t], self.addr[t] + self.sizes[t]
         left = max((hi for lo, hi, _ in bs if hi <= a), default=0)
-        right = min((lo for lo, hi, _ in bs if lo >= e), default=budget)
+        right = min((lo for lo, hi, _ in bs if lo >= e), default=self.budget)
         return (a - left) + (right - e)
 
-    def score(t: int) -> float:
-        now = state["now"]
+    def score(self, t: int) -> float:
+        heuristic, sizes, last_used, ops = self.heuristic, self.sizes, self.last_used, self.ops
+        now = self.now
         if heuristic == "largest":
             return -sizes[t]
         if heuristic == "lru":
             return -(now - last_used[t])
-        p = producer[t]
+        p = self.producer[t]
         if heuristic == "dtr-local":
             cost = ops[p].cost
         else:
-            roots = {classes.root(x) for x in _neighbours(ops, producer, consumers, t) if evicted[x]}
+            classes, evicted = self.classes, self.evicted
+            roots = {classes.root(x) for x in _neighbours(ops, self.producer, self.consumers, t) if evicted[x]}
             cost = ops[p].cost + sum(classes.cost[r] for r in roots)
-        return (cost + 1e-3) * (rt_base ** recompute_times[t]) / (
-            ((sizes[t] + free_around(t)) / MIB) * (now - last_used[t] + 1e-3))
+        return (cost + 1e-3) * (self.rt_base ** self.recompute_times[t]) / (
+            ((sizes[t] + self.free_around(t)) / MIB) * (now - last_used[t] + 1e-3))
 
-    def alloc(t: int, what: str) -> None:
+    def alloc(self, t: int, what: str) -> None:
+        """Place ``t`` first-fit, evicting the lowest-scored candidate until it fits."""
+        sizes, producer, ops, addr = self.sizes, self.producer, self.ops, self.addr
         while True:
-            a = fit(sizes[t])
+            a = self.fit(sizes[t])
             if a is not None:
                 addr[t] = a
-                state["peak"] = max(state["peak"], a + sizes[t])
+                self.peak = max(self.peak, a + sizes[t])
                 return
-            cands = [x for x in addr if x not in locked and x not in pinned and sizes[x] >= max(min_size, 1)
+            locked, pinned, horizon, next_read = self.locked, self.pinned, self.horizon, self.next_read
+            cands = [x for x in addr if x not in locked and x not in pinned and sizes[x] >= max(self.min_size, 1)
                      and producer[x] >= 0 and ops[producer[x]].recomputable and horizon[x] >= next_read(x)]
             if not cands:
                 raise RematError(f"eager DTR: out of memory allocating {sizes[t]} bytes for {what}")
+            score = self.score
             v = min(cands, key=lambda x: (score(x), x))
             del addr[v]
-            evicted[v] = True
-            classes.evict(v, _neighbours(ops, producer, consumers, v))
-            state["evict"] += 1
+            self.evicted[v] = True
+            self.classes.evict(v, _neighbours(ops, producer, self.consumers, v))
+            self.evictions += 1
 
-    def run(k: int, is_clone: bool) -> None:
+    def execute(self, k: int, is_clone: bool) -> None:
+        """Run op ``k``, recomputing its missing inputs first; an output may take the block of
+        an input this read ends."""
+        ops, sizes, addr, locked, outputs = self.ops, self.sizes, self.addr, self.locked, self.outputs
         op = ops[k]
         added = [t for t in op.inputs if t not in locked]
         locked.update(added)
         try:
             for t in op.inputs:
                 if t not in addr and sizes[t]:
-                    if producer[t] < 0:
+                    if self.producer[t] < 0:
                         raise RematError(f"internal error: eager DTR: input {t} is gone")
-                    run(producer[t], True)
+                    self.execute(self.producer[t], True)
             if any(t not in addr and sizes[t] for t in op.inputs):
                 raise RematError(f"internal error: eager DTR runs '{op.name}' without its inputs")
             for o, x in zip(op.outputs, op.inplace):
                 # in place: the output takes the block of an input this read ends (refcount 1)
-                if (x >= 0 and x in addr and o not in addr and x not in outputs and remaining[x] == 1
+                if (x >= 0 and x in addr and o not in addr and x not in outputs and self.remaining[x] == 1
                         and not is_clone and sizes[o] <= sizes[x]):
                     addr[o] = addr.pop(x)
             for t in op.outputs:
                 if t not in addr and sizes[t]:
-                    alloc(t, f"'{op.name}'")
+                    self.alloc(t, f"'{op.name}'")
             new_out = [t for t in op.outputs if t not in locked]
             locked.update(new_out)
             added += new_out
-            state["now"] += 1
+            self.now += 1
             for t in op.inputs + op.outputs:
-                last_used[t] = state["now"]
+                self.last_used[t] = self.now
             for t in op.outputs:
-                if evicted[t]:
-                    evicted[t] = False
-                    classes.restore(t)
-                    recompute_times[t] += 1
+                if self.evicted[t]:
+                    self.evicted[t] = False
+                    self.classes.restore(t)
+                    self.recompute_times[t] += 1
             if is_clone:
-                state["remat"] += 1
-                state["extra"] += op.cost
+                self.remats += 1
+                self.extra += op.cost
         finally:
             for t in added:
                 locked.discard(t)
 
-    for t in set(graph.inputs):
-        if sizes[t] and (remaining[t] > 0 or t in outputs):
-            alloc(t, "an input")
-    for k, op in enumerate(ops):
-        pos["op"] = k
-        run(k, False)
-        for t in op.inputs:
-            remaining[t] -= 1
-        for t in set(op.inputs) | set(op.outputs):
-            if remaining[t] <= 0 and t not in outputs and t in addr:
-                del addr[t]
-    pos["op"] = len(ops)
-    for t in graph.outputs:
-        if sizes[t] and t not in addr and producer[t] >= 0:
-            run(producer[t], True)
-    return EagerReport(state["evict"], state["remat"], graph.base_cost, state["extra"], state["peak"])
+    def run(self) -> EagerReport:
+        """Place the inputs, run every op and drop what its reads ended, then recompute the
+        results that were evicted."""
+        graph, sizes, remaining, outputs, addr = self.graph, self.sizes, self.remaining, self.outputs, self.addr
+        for t in set(graph.inputs):
+            if sizes[t] and (remaining[t] > 0 or t in outputs):
+                self.alloc(t, "an input")
+        for k, op in enumerate(self.ops):
+            self.at = k
+            self.execute(k, False)
+            for t in op.inputs:
+                remaining[t] -= 1
+            for t in set(op.inputs) | set(op.outputs):
+                if remaining[t] <= 0 and t not in outputs and t in addr:
+                    del addr[t]
+        self.at = len(self.ops)
+        for t in graph.outputs:
+            if sizes[t] and t not in addr and self.producer[t] >= 0:
+                self.execute(self.producer[t], True)
+        return EagerReport(self.evictions, self.remats, graph.base_cost, self.extra, self.peak)
 
 
 __all__ = [
