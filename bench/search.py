@@ -223,7 +223,8 @@ def _default_row(label: str, problem, known: int | None) -> tuple[float, float, 
     return over, over_before, sec, cpu
 
 
-def default_table(k: int, seed: int, bench_dir: str, traces: int = 2) -> None:
+def default_table(k: int, seed: int, bench_dir: str, traces: int = 2,
+                  trace_list: list[tuple[int, int]] | None = None) -> None:
     """The default (``best``, no budget) on minimalloc's suite, ``k`` fresh look-alikes
     (``synthetic.suite_like``, seeds ``seed``..), the idealloc training traces and ``traces``
     generated training traces (``synthetic.training_like``, seeds ``seed``..) of 5k, 10k and 30k
@@ -231,7 +232,7 @@ def default_table(k: int, seed: int, bench_dir: str, traces: int = 2) -> None:
     was cut from, or a lower plan found; for a trace its lower bound), % over the lower bound,
     the same default without its CP-SAT step, its descent and peak stacking (``before``: the
     default as it was before them), wall-clock and CPU seconds (every thread: CP-SAT runs in a
-    second one)."""
+    second one). ``trace_list``, (buffers, seed) pairs, replaces the generated traces."""
     print(f"{'input':<22}{'buffers':>8}{'LB':>15}{'height':>15}{'% best':>8}{'% LB':>9}{'before':>9}{'s':>7}{'cpu s':>7}  strategy (polish)")
     groups: dict[str, list[tuple[float, float, float]]] = {}
     for name, known in BEST_KNOWN.items():
@@ -250,11 +251,11 @@ def default_table(k: int, seed: int, bench_dir: str, traces: int = 2) -> None:
         groups.setdefault("idealloc traces (reference: LB)", []).append(_default_row(f[:22], problem, lb))
     from memopt.planning.synthetic import training_like
 
-    for n in (5000, 10000, 30000):
-        for sd in range(seed, seed + traces):
-            problem = training_like(n, sd)
-            groups.setdefault("training_like traces (reference: LB)", []).append(
-                _default_row(f"training_like({n},{sd})", problem, lower_bound(problem)))
+    pairs = trace_list or [(n, sd) for n in (5000, 10000, 30000) for sd in range(seed, seed + traces)]
+    for n, sd in pairs:
+        problem = training_like(n, sd)
+        groups.setdefault("training_like traces (reference: LB)", []).append(
+            _default_row(f"training_like({n},{sd})", problem, lower_bound(problem)))
     for label, rows in groups.items():
         over, before, secs, cpus = zip(*rows)
         worse = sum(o > b for o, b in zip(over, before))
@@ -286,9 +287,18 @@ def main(argv=None) -> int:
                          "suite, K fresh look-alikes (from --seed), the idealloc traces and generated training "
                          "traces of 5k-30k buffers (--traces per size, from --seed)")
     ap.add_argument("--traces", type=int, default=2, help="with --default: generated training traces per size")
+    ap.add_argument("--trace-list", default=None, metavar="N/SEED,...",
+                    help="with --default: these generated training traces (buffers/seed, comma-separated) "
+                         "instead of --traces per size")
     args = ap.parse_args(argv)
     if args.default is not None:
-        default_table(args.default, args.seed, args.bench_dir, args.traces)
+        pairs = None
+        if args.trace_list:
+            try:
+                pairs = [(int(n), int(sd)) for n, sd in (item.split("/") for item in args.trace_list.split(","))]
+            except ValueError:
+                ap.error(f"--trace-list: expected buffers/seed pairs like 5000/10062, got '{args.trace_list}'")
+        default_table(args.default, args.seed, args.bench_dir, args.traces, pairs)
         return 0
     if args.generated_best:
         generated_best(args.generated_best, args.seed, args.family)
