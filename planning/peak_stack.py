@@ -130,7 +130,7 @@ def _ranks(values: np.ndarray) -> np.ndarray:
     return ranks
 
 
-def runs(problem: Problem) -> list[tuple[int, float, str]]:
+def runs(problem: Problem) -> list[tuple[int, str, str]]:
     """(pivot step, stack, fill) triples to run: the peak's first five of :data:`RUNS`, the
     :data:`PIVOT_RUNS` of each other pivot, the peak's rest — the first always, each later one
     when the rest of :data:`WORK` pays for it."""
@@ -207,7 +207,7 @@ class _Peak:
         return offsets
 
 
-def peak_stack_offsets(problem: Problem, runs: list[tuple[int, float, str]]) -> list[int]:
+def peak_stack_offsets(problem: Problem, runs: list[tuple[int, str, str]]) -> list[int]:
     """The lowest plan over ``runs`` ((pivot step, stack, fill) triples), each side of a pivot
     taken from its lowest fill for that pivot and stack."""
     best: tuple[int, list[int]] | None = None
@@ -282,11 +282,12 @@ def _stack_heights(peak: _Peak, tops: np.ndarray, times: np.ndarray) -> np.ndarr
     tops in start order, or in order of latest end."""
     if not len(tops):
         return np.zeros(len(times), np.int64)
-    if times[0] < peak.t:
-        key, query, side = peak.starts[peak.peak], times, "right"  # started by the step
+    before = bool(times[0] < peak.t)
+    if before:
+        key, query = peak.starts[peak.peak], times  # started by the step
     else:
-        key, query, side = -peak.ends[peak.peak], -times, "left"  # not ended by the step
+        key, query = -peak.ends[peak.peak], -times  # not ended by the step
     order = np.argsort(key, kind="stable")
     reach = np.maximum.accumulate(tops[order])
-    live = np.searchsorted(key[order], query, side=side)
+    live = np.searchsorted(key[order], query, side="right" if before else "left")
     return np.where(live > 0, reach[np.maximum(live - 1, 0)], 0)
