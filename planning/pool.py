@@ -129,131 +129,173 @@ def replay(problem: Problem, allocator: str, *, persistent: frozenset[int] = fro
         raise PlanningError(f"unknown allocator '{allocator}' (expected one of: {', '.join(ALLOCATORS)})")
     if block_size < 1:
         raise PlanningError(f"block size must be >= 1, got {block_size}")
-    bufs = problem.buffers
-    events: list[tuple[int, int, int]] = []  # (step, 0 = free / 1 = alloc, buffer)
-    for i, b in enumerate(bufs):
-        events.append((b.start, 1, i))
-        events.append((b.end, 0, i))
-    events.sort()
-    pools: dict[str, _Pool] = {}
-    reserved = allocated = live = 0
-    next_base = 0
-    splits = merges = segments = 0
-    addr_of: dict[int, int] = {}
-    held: dict[int, int] = {}  # buffer -> bytes handed out (rounded / whole chunk)
-    pool_of: dict[int, str] = {}
-    peak = dict(live=0, allocated=0, reserved=0)
-    at_peak = (0.0, 0.0)
-    timeline: list[tuple[int, int, int, int]] = []
-    persistent_bytes = sum(bufs[i].size for i in persistent)
-    bfc_next_region = MiB
+    rules = _Rules(allocator, block_size, capacity, max_split_size, sum(problem.buffers[i].size for i in persistent))
+    return _Replay(problem, rules, persistent).run()
 
-    def pool_name(i: int, size: int) -> str:
-        if allocator == "mindspore":
-            return "persistent" if i in persistent else "common"
-        if allocator == "pytorch":
+
+@dataclass
+class _Rules:
+    """One allocator's policy: which pool a request goes to, how it is rounded, how large a new
+    segment is, when a free chunk is split."""
+
+    allocator: str
+    block_size: int
+    capacity: int | None
+    max_split_size: int | None
+    persistent_bytes: int
+    next_region: int = MiB
+    """BFC's next region size (regions grow by doubling)."""
+
+    def pool_name(self, persistent: bool, size: int) -> str:
+        if self.allocator == "mindspore":
+            return "persistent" if persistent else "common"
+        if self.allocator == "pytorch":
             return "small" if size <= MiB else "large"
         return "all"
 
-    def request_size(n: int) -> int:
-        if allocator in ("mindspore", "mindspore-shared", "pytorch"):
+    def request_size(self, n: int) -> int:
+        if self.allocator in ("mindspore", "mindspore-shared", "pytorch"):
             return _round(n, 512)
         return _round(n, 256)
 
-    def segment_size(size: int, name: str) -> int:
-        nonlocal bfc_next_region
-        if allocator == "pytorch":
+    def segment_size(self, size: int, name: str) -> int:
+        if self.allocator == "pytorch":
             if name == "small":
                 return 2 * MiB
             return 20 * MiB if size < 10 * MiB else _round(size, 2 * MiB)
-        if allocator == "bfc":
-            region = max(bfc_next_region, size)
-            bfc_next_region = 2 * region
+        if self.allocator == "bfc":
+            region = max(self.next_region, size)
+            self.next_region = 2 * region
             return region
-        block = block_size
-        if capacity is not None and allocator == "mindspore":
-            block = min(block, max(capacity - persistent_bytes, 1))
+        block = self.block_size
+        if self.capacity is not None and self.allocator == "mindspore":
+            block = min(block, max(self.capacity - self.persistent_bytes, 1))
         return max(block, size)
 
-    def should_split(chunk: int, size: int, name: str) -> bool:
+    def should_split(self, chunk: int, size: int, name: str) -> bool:
         rest = chunk - size
         if rest <= 0:
             return False
-        if allocator == "pytorch":
+        if self.allocator == "pytorch":
             if name == "small":
                 return rest >= 512
-            return rest > MiB and (max_split_size is None or size < max_split_size)
-        if allocator == "bfc":
+            return rest > MiB and (self.max_split_size is None or size < self.max_split_size)
+        if self.allocator == "bfc":
             return chunk >= 2 * size or rest >= 128 * MiB
         return True  # MindSpore splits a buffer out of an idle one whenever it is larger
 
-    step_seen = None
-    for step, kind, i in events:
-        if step_seen is not None and step != step_seen:
-            timeline.append((step_seen, live, allocated, reserved))
-        step_seen = step
-        size = bufs[i].size
-        if kind == 0:  # free, merging with free neighbours of the same segment
-            name = pool_of.pop(i)
-            pool = pools[name]
-            addr, n = addr_of[i], held.pop(i)
-            seg = pool.segment_of[addr]
-            allocated -= n
-            live -= size
-            if addr + n in pool.free_at and pool.segment_of[addr + n] == seg:
-                n += pool.take_free(addr + n)
-                merges += 1
-            if addr in pool.free_end and pool.segment_of[pool.free_end[addr]] == seg:
-                start = pool.free_end[addr]
-                n += pool.take_free(start)
-                addr = start
-                merges += 1
-            pool.add_free(addr, n, seg)
-            continue
-        want = request_size(size)
-        name = pool_of[i] = pool_name(i, want)
-        pool = pools.setdefault(name, _Pool())
-        fit = pool.best_fit(want, max_split_size if name == "large" else None)
+
+class _Replay:
+    """One replay's state — the pools, the counters, where each buffer is — with one method per
+    event: :meth:`free` (merging with free neighbours of the same segment) and :meth:`alloc`
+    (best fit, else a new segment, then a split when the rules allow)."""
+
+    def __init__(self, problem: Problem, rules: _Rules, persistent: frozenset[int]) -> None:
+        self.bufs = problem.buffers
+        self.rules = rules
+        self.persistent = persistent
+        self.pools: dict[str, _Pool] = {}
+        self.reserved = self.allocated = self.live = 0
+        self.next_base = 0
+        self.splits = self.merges = self.segments = 0
+        self.addr_of: dict[int, int] = {}
+        self.held: dict[int, int] = {}  # buffer -> bytes handed out (rounded / whole chunk)
+        self.pool_of: dict[int, str] = {}
+        self.peak = dict(live=0, allocated=0, reserved=0)
+        self.at_peak = (0.0, 0.0)
+
+    def run(self) -> PoolReport:
+        events: list[tuple[int, int, int]] = []  # (step, 0 = free / 1 = alloc, buffer)
+        for i, b in enumerate(self.bufs):
+            events.append((b.start, 1, i))
+            events.append((b.end, 0, i))
+        events.sort()
+        timeline: list[tuple[int, int, int, int]] = []
+        step_seen = None
+        for step, kind, i in events:
+            if step_seen is not None and step != step_seen:
+                timeline.append((step_seen, self.live, self.allocated, self.reserved))
+            step_seen = step
+            if kind == 0:
+                self.free(i)
+            else:
+                self.alloc(i)
+        if step_seen is not None:
+            timeline.append((step_seen, self.live, self.allocated, self.reserved))
+        addresses = tuple(self.addr_of.get(i, 0) for i in range(len(self.bufs)))
+        peak = self.peak
+        return PoolReport(
+            self.rules.allocator, peak["live"], peak["allocated"], peak["reserved"], self.at_peak[0],
+            self.at_peak[1], self.segments, self.splits, self.merges, addresses, tuple(timeline),
+        )
+
+    def free(self, i: int) -> None:
+        pool = self.pools[self.pool_of.pop(i)]
+        addr, n = self.addr_of[i], self.held.pop(i)
+        seg = pool.segment_of[addr]
+        self.allocated -= n
+        self.live -= self.bufs[i].size
+        if addr + n in pool.free_at and pool.segment_of[addr + n] == seg:
+            n += pool.take_free(addr + n)
+            self.merges += 1
+        if addr in pool.free_end and pool.segment_of[pool.free_end[addr]] == seg:
+            start = pool.free_end[addr]
+            n += pool.take_free(start)
+            addr = start
+            self.merges += 1
+        pool.add_free(addr, n, seg)
+
+    def alloc(self, i: int) -> None:
+        rules, size = self.rules, self.bufs[i].size
+        want = rules.request_size(size)
+        name = self.pool_of[i] = rules.pool_name(i in self.persistent, want)
+        pool = self.pools.setdefault(name, _Pool())
+        fit = pool.best_fit(want, rules.max_split_size if name == "large" else None)
         if fit is None:
-            seg_size = segment_size(want, name)
-            if capacity is not None and reserved + seg_size > capacity:
-                raise PoolOutOfMemory(
-                    f"out of memory: tried to allocate {want} bytes ({allocator}); {capacity} bytes total capacity; "
-                    f"{allocated} bytes already allocated; {reserved} bytes reserved in total by the pool"
-                )
-            seg = (next_base, next_base + seg_size)
-            pool.add_free(next_base, seg_size, seg)
-            next_base += seg_size
-            reserved += seg_size
-            segments += 1
-            fit = (seg_size, seg[0])
+            fit = self.new_segment(pool, want, name)
         chunk, addr = fit
         seg = pool.segment_of[addr]
         pool.take_free(addr)
-        if should_split(chunk, want, name):
+        if rules.should_split(chunk, want, name):
             pool.add_free(addr + want, chunk - want, seg)
-            splits += 1
+            self.splits += 1
             n = want
         else:
             n = chunk
         pool.segment_of[addr] = seg
-        addr_of[i], held[i] = addr, n
-        allocated += n
-        live += size
-        peak["live"] = max(peak["live"], live)
-        peak["reserved"] = max(peak["reserved"], reserved)
-        if allocated > peak["allocated"]:
-            peak["allocated"] = allocated
+        self.addr_of[i], self.held[i] = addr, n
+        self.allocated += n
+        self.live += size
+        self.note_peaks()
+
+    def new_segment(self, pool: _Pool, want: int, name: str) -> tuple[int, int]:
+        """A fresh segment for a request no free chunk fits, as a free chunk of ``pool``; out of
+        memory past the capacity."""
+        rules = self.rules
+        seg_size = rules.segment_size(want, name)
+        if rules.capacity is not None and self.reserved + seg_size > rules.capacity:
+            raise PoolOutOfMemory(
+                f"out of memory: tried to allocate {want} bytes ({rules.allocator}); {rules.capacity} bytes total "
+                f"capacity; {self.allocated} bytes already allocated; {self.reserved} bytes reserved in total by "
+                "the pool"
+            )
+        seg = (self.next_base, self.next_base + seg_size)
+        pool.add_free(self.next_base, seg_size, seg)
+        self.next_base += seg_size
+        self.reserved += seg_size
+        self.segments += 1
+        return seg_size, seg[0]
+
+    def note_peaks(self) -> None:
+        peak = self.peak
+        peak["live"] = max(peak["live"], self.live)
+        peak["reserved"] = max(peak["reserved"], self.reserved)
+        if self.allocated > peak["allocated"]:
+            peak["allocated"] = allocated = self.allocated
+            reserved = self.reserved
             free = reserved - allocated
-            largest = max((p.free[-1][0] for p in pools.values() if p.free), default=0)
-            at_peak = (1 - allocated / reserved if reserved else 0.0, (free - largest) / free if free else 0.0)
-    if step_seen is not None:
-        timeline.append((step_seen, live, allocated, reserved))
-    addresses = tuple(addr_of.get(i, 0) for i in range(len(bufs)))
-    return PoolReport(
-        allocator, peak["live"], peak["allocated"], peak["reserved"], at_peak[0], at_peak[1], segments, splits,
-        merges, addresses, tuple(timeline),
-    )
+            largest = max((p.free[-1][0] for p in self.pools.values() if p.free), default=0)
+            self.at_peak = (1 - allocated / reserved if reserved else 0.0, (free - largest) / free if free else 0.0)
 
 
 def replay_solution(problem: Problem, report: PoolReport) -> Solution:
