@@ -79,10 +79,7 @@ def serial_problem(f: func.FuncOp, owners: list[Operation], problem: Problem) ->
         if isinstance(op, func.CallOp):  # a callee's arena: live for the call
             buffers.append(replace(b, start=start, end=start + 1, path=()))
             continue
-        t = tracer.trace(op)
-        stop = t.last + 1
-        if t.carried_by is not None:  # double buffered: both live over the loop
-            start, stop = num.begin[t.carried_by], num.held_over(t.carried_by, t.last)
+        start, stop = tracer.trace(op).interval(num)  # double buffered: both live over the loop
         buffers.append(replace(b, start=start, end=stop, path=()))
     return Problem.of(buffers)
 
