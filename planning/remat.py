@@ -59,7 +59,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
@@ -374,20 +374,6 @@ def _neighbours(ops: Sequence[RematOp], producer: Sequence[int], consumers: Sequ
                 t: int) -> tuple[int, ...]:
     """DTR's neighbours of ``t``: its producer's inputs, then its readers' outputs."""
     return (*ops[producer[t]].inputs, *(y for c in consumers[t] for y in ops[c].outputs))
-
-
-@dataclass
-class _State:
-    graph: RematGraph
-    budget: int
-    heuristic: str
-    min_size: int
-    weights: tuple[float, float] = (1.0, 1.0)
-    producer: list[int] = field(default_factory=list)
-    consumers: list[list[int]] = field(default_factory=list)
-    uses: list[list[int]] = field(default_factory=list)
-    """Per tensor: original schedule positions of the ops that read it (ascending)."""
-    next_use_idx: list[int] = field(default_factory=list)
 
 
 def _prepare(graph: RematGraph) -> tuple[list[int], list[list[int]], list[list[int]]]:
