@@ -85,10 +85,13 @@ from memopt.planning.strategies import strategy_options
 def check_options(
     strategy: str, alignment: int, control_flow: str, capacity: int | None, budget: float | None,
     match_range: str | float = "auto", num_groups: int = 1,
-) -> None:
-    """Reject bad option values with one-line messages (before touching the IR)."""
+) -> Strategy:
+    """Reject bad option values with one-line messages (before touching the IR); the strategy
+    they name, made (the pass plans every function with it)."""
     try:
-        make_strategy(strategy, **strategy_options(strategy, budget=budget, match_range=match_range, num_groups=num_groups))
+        made = make_strategy(
+            strategy, **strategy_options(strategy, budget=budget, match_range=match_range, num_groups=num_groups)
+        )
     except PlanningError as e:
         raise MemoptError(f"plan-memory: {e}") from None
     if alignment < 1 or alignment & (alignment - 1):
@@ -100,6 +103,7 @@ def check_options(
     check_capacity(capacity)
     if budget is not None and not (math.isfinite(budget) and budget > 0):
         raise MemoptError(f"plan-memory: budget must be a finite number > 0 (seconds), got {budget}")
+    return made
 
 
 def check_capacity(capacity: int | None) -> None:
@@ -146,23 +150,19 @@ class PlanMemoryPass(ModulePass):
                         choices=ARENA_MODES)
 
     @cached_property
-    def _options_checked(self) -> bool:
-        """The options checked, once per pass (validation and apply share it)."""
-        check_options(
+    def _strategy(self) -> Strategy:
+        """The options checked and the strategy made, once per pass: validation and apply share
+        it, and every function and memory is planned with it (a strategy keeps no state between
+        plans)."""
+        return check_options(
             self.strategy, self.alignment, self.control_flow, self.capacity, self.budget,
             self.match_range, self.num_groups,
         )
-        return True
 
     def validate(self) -> None:
-        _ = self._options_checked
+        _ = self._strategy
         if self.target is not None:
             self._target()  # a bad target file is an option error, reported before any input is read
-
-    def _strategy(self) -> Strategy:
-        return make_strategy(self.strategy, **strategy_options(
-            self.strategy, budget=self.budget, match_range=self.match_range, num_groups=self.num_groups
-        ))
 
     def _target(self) -> Target:
         return self._loaded_target
@@ -182,7 +182,7 @@ class PlanMemoryPass(ModulePass):
         return min(given, default=None)
 
     def _arena_of(self, f) -> int:
-        return plan_function_memory(f, self._strategy(), control_flow=self.control_flow, inplace=self.inplace,
+        return plan_function_memory(f, self._strategy, control_flow=self.control_flow, inplace=self.inplace,
                                     alignment=self.alignment).solution.height
 
     def _fit(self, f, target, height: int) -> FunctionPlan:
@@ -199,7 +199,7 @@ class PlanMemoryPass(ModulePass):
             f"plan-memory: {where(f)}'@{f.sym_name.data}' needs {height} bytes, over capacity {self.capacity}: "
             f"policy {self.policy}: {fit.spilled} tensors spilled to {target.offchip_name} ({fit.bytes_moved} bytes "
             f"moved), {fit.recomputed} ops recomputed, +{fit.extra_cycles} cycles (+{pct:.1f} %)\n")
-        fp = plan_function_memory(f, self._strategy(), control_flow=self.control_flow, inplace=self.inplace,
+        fp = plan_function_memory(f, self._strategy, control_flow=self.control_flow, inplace=self.inplace,
                                   alignment=self.alignment)
         if fp.solution.height > self.capacity:  # fit_function re-plans until it fits: never expected
             raise MemoptError(f"internal error: '@{f.sym_name.data}' still needs {fp.solution.height} bytes "
@@ -212,7 +212,7 @@ class PlanMemoryPass(ModulePass):
         rows: list[tuple] = []
         for memory in offchip_memories(f):
             lt = analyze_function(f, mode="joint", inplace=False, alignment=self.alignment, memory=memory)
-            solution = self._strategy().plan(lt.problem)
+            solution = self._strategy.plan(lt.problem)
             try:
                 validate(lt.problem, solution)
             except PlanningError as e:
@@ -236,7 +236,7 @@ class PlanMemoryPass(ModulePass):
             for alloc, why in lt.remarks:
                 sys.stderr.write(f"plan-memory: remark: {where(alloc)}'{alloc.name}' in '@{f.sym_name.data}' {why}\n")
             problem = lt.problem
-            solution = self._strategy().plan(problem)
+            solution = self._strategy.plan(problem)
             try:
                 validate(problem, solution)
             except PlanningError as e:
@@ -301,13 +301,22 @@ class PlanMemoryPass(ModulePass):
             )
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        _ = self._options_checked
+        _ = self._strategy
         capacity = self._capacity(op)
         if capacity == self.capacity:
             self._run(op)
             return
         check_capacity(capacity)  # the one option the target or an earlier insert-dma can make invalid
-        replace(self, capacity=capacity)._run(op)
+        self._respecting(capacity)._run(op)
+
+    def _respecting(self, capacity: int | None) -> PlanMemoryPass:
+        """This pass with ``capacity`` for its own; it shares the strategy and the target this
+        pass already made (the cached properties), so neither is made twice."""
+        fitted = replace(self, capacity=capacity)
+        for made in ("_strategy", "_loaded_target"):
+            if made in self.__dict__:
+                fitted.__dict__[made] = self.__dict__[made]
+        return fitted
 
     def _run(self, op: builtin.ModuleOp) -> None:
         """Plan every function of ``op`` (``capacity``: the one to respect, see :meth:`_capacity`)."""
@@ -322,7 +331,7 @@ class PlanMemoryPass(ModulePass):
             if is_upstream(f):
                 continue
             fp = plan_function_memory(
-                f, self._strategy(), control_flow=self.control_flow, inplace=self.inplace,
+                f, self._strategy, control_flow=self.control_flow, inplace=self.inplace,
                 alignment=self.alignment,
             )
             lt, solution, lb = fp.lifetimes, fp.solution, fp.lower_bound
