@@ -34,8 +34,9 @@ storage (:class:`Use`).
   at its end (:meth:`Flavour.completes_at_end`) keeps it to that end step. A use outside the
   value's block or before its definition is a located error (xDSL does not check dominance).
 * **Origins** (:class:`Origins`): what a value may be, read backwards from the same answers —
-  through the uses that hand a value on without reading it — to the values no such use makes
-  (which buffer a deallocation may free).
+  through the uses that hand a value on without reading it (:func:`handed_on`) — to the values
+  no such use makes (which buffer a deallocation may free); :func:`aliases` reads the same
+  uses forwards (what a buffer's deallocations may be of).
 * **Carried to the next iteration**: a buffer defined in a loop's body and yielded to the loop's
   next iteration is *double buffered* — two buffers, both live over the whole loop
   (:meth:`Reach.interval`); carried by two loops, or by a loop that is not the innermost one
@@ -367,10 +368,8 @@ class Origins:
         self._from: dict[SSAValue, list[SSAValue]] = {}
         for op in walk(body):
             for index, operand in enumerate(op.operands):
-                use = flavour.use(op, index)
-                if not use.accesses:
-                    for later in use.lives_on:
-                        self._from.setdefault(later, []).append(operand)
+                for later in handed_on(flavour.use(op, index)):
+                    self._from.setdefault(later, []).append(operand)
         self._memo: dict[SSAValue, frozenset[SSAValue]] = {}
 
     def of(self, value: SSAValue) -> frozenset[SSAValue]:
@@ -383,6 +382,31 @@ class Origins:
             else:
                 self._memo[value] = frozenset().union(*(self.of(s) for s in sources))
         return self._memo[value]
+
+
+def handed_on(use: Use) -> Sequence[SSAValue]:
+    """The values a use hands the storage on to without reading it (a view's result, the ``if``
+    result a yield makes, a loop's carried slot); none for a use that reads or writes it."""
+    return () if use.accesses else use.lives_on
+
+
+def aliases(value: SSAValue, flavour: Flavour, *, through_yields: bool = False) -> set[SSAValue]:
+    """``value`` and every value a use hands it on to without reading it, transitively: the
+    uses :class:`Origins` reads backwards, read forwards. Without ``through_yields`` only the
+    uses that take no step are followed (views and casts: the same storage under another name
+    at once); with it also those that hand it to an ``if`` result or a loop's carried slot."""
+    seen: set[SSAValue] = set()
+    work = [value]
+    while work:
+        x = work.pop()
+        if x in seen:
+            continue
+        seen.add(x)
+        for use in x.uses:
+            answer = flavour.use(use.operation, use.index)
+            if through_yields or not answer.at_step:
+                work.extend(handed_on(answer))
+    return seen
 
 
 def _defining_op(value: SSAValue) -> Operation | None:
@@ -408,4 +432,7 @@ def if_spans(num: Numbering) -> list[IfSpan]:
     return sorted(spans, key=lambda s: s.if_id)
 
 
-__all__ = ["ACCESS", "Flavour", "Numbering", "Origins", "Reach", "Tracer", "Use", "UseSteps", "home_of", "if_spans", "number_ops"]
+__all__ = [
+    "ACCESS", "Flavour", "Numbering", "Origins", "Reach", "Tracer", "Use", "UseSteps", "aliases", "handed_on", "home_of",
+    "if_spans", "number_ops",
+]

@@ -293,22 +293,6 @@ def _iter_arg_index(loop: Operation, operand_index: int) -> int | None:
     return k if k >= 0 else None
 
 
-def lives_on_as(user: Operation, index: int) -> list[SSAValue]:
-    """The values operand ``index`` of ``user`` becomes when ``user`` yields it (an ``scf.if``-like
-    op's result; a loop's next-iteration argument and result) or a loop takes it as an
-    ``iter_args`` init; nothing for any other use."""
-    parent = user.parent_op() if user.has_trait(IsTerminator) else None
-    if isinstance(parent, PASS_THROUGH) and index < len(parent.results):
-        return [parent.results[index]]
-    if isinstance(parent, LOOPS_WITH_IV) and index < len(parent.results):
-        return carried_as(parent, index)
-    if isinstance(user, LOOPS_WITH_IV):
-        k = _iter_arg_index(user, index)
-        if k is not None:
-            return carried_as(user, k)
-    return []
-
-
 def _carries_memrefs(op: Operation) -> bool:
     """Whether ``op``'s regions take memrefs as block arguments (``scf.while``, unknown region
     ops): then an operand may live on inside under another name. A linalg op's region takes
@@ -499,5 +483,5 @@ class BufferNames:
         return name
 
 
-__all__ = ["BufferNames", "BufferTracer", "MEMREF", "MemrefFlavour", "Numbering", "number", "serial_numbering", "carried_as", "lives_on_as", "loop_inits", "scratch_name", "ALLOCS", "DEALLOCS", "VIEWS", "UpstreamLifetimes", "analyze_upstream", "byte_size", "element_bytes",
+__all__ = ["BufferNames", "BufferTracer", "MEMREF", "MemrefFlavour", "Numbering", "number", "serial_numbering", "carried_as", "loop_inits", "scratch_name", "ALLOCS", "DEALLOCS", "VIEWS", "UpstreamLifetimes", "analyze_upstream", "byte_size", "element_bytes",
            "is_identity_layout", "is_upstream", "memory_space", "memory_spaces", "plannable"]

@@ -29,7 +29,8 @@ from memopt.dialects.upstream_attrs import (  # noqa: F401 - re-exported
 )
 from memopt.planning import Solution
 
-from .upstream_lifetime import VIEWS, UpstreamLifetimes, lives_on_as, scratch_name
+from .lifetime_core import aliases
+from .upstream_lifetime import MEMREF, VIEWS, UpstreamLifetimes, scratch_name
 from .upstream_calls import call_scratch
 
 
@@ -147,7 +148,7 @@ def _views(lt: UpstreamLifetimes, solution: Solution, arena) -> None:
         if isinstance(alloc, func.CallOp):
             _pass_scratch(alloc, arena, _constant(offs[0], alloc))
             continue
-        _drop_deallocations(alias_closure(alloc.results[0], through_yields=True))
+        _drop_deallocations(aliases(alloc.results[0], MEMREF, through_yields=True))
         at = _parity_offset(lt.carried[alloc], offs, alloc) if alloc in lt.carried else _constant(offs[0], alloc)
         _replace_with_view(alloc, arena, at)
 
@@ -221,41 +222,21 @@ def _replace_with_view(alloc: Operation, arena: SSAValue, offset: SSAValue) -> N
     Rewriter.erase_op(alloc)
 
 
-def alias_closure(v: SSAValue, through_yields: bool = False) -> set[SSAValue]:
-    """``v`` and every value a view or cast makes of it, transitively; with ``through_yields``
-    also what it becomes when yielded (an ``scf.if``-like op's result, a loop's iter_arg and
-    result) — the tracer leaves unplanned whatever such a value may also be."""
-    seen: set[SSAValue] = set()
-    work = [v]
-    while work:
-        x = work.pop()
-        if x in seen:
-            continue
-        seen.add(x)
-        for use in x.uses:
-            user = use.operation
-            if isinstance(user, VIEWS):
-                work += [r for r in user.results if isinstance(r.type, MemRefType)]
-            elif through_yields:
-                work += lives_on_as(user, use.index)
-    return seen
-
-
-def _drop_deallocations(aliases: set[SSAValue]) -> None:
-    """Remove every deallocation of ``aliases``: ``memref.dealloc`` ops, and their entries in
-    ``bufferization.dealloc`` (whose results, the retained values' ownership, do not depend on
-    buffers that never escape)."""
-    for v in aliases:
+def _drop_deallocations(storage: set[SSAValue]) -> None:
+    """Remove every deallocation of ``storage`` (a buffer's values): ``memref.dealloc`` ops, and
+    their entries in ``bufferization.dealloc`` (whose results, the retained values' ownership,
+    do not depend on buffers that never escape)."""
+    for v in storage:
         for use in list(v.uses):
             user = use.operation
             if isinstance(user, memref.DeallocOp):
                 Rewriter.erase_op(user)
             elif isinstance(user, DeallocOp) and user.parent is not None:
-                _drop_entries(user, aliases)
+                _drop_entries(user, storage)
 
 
-def _drop_entries(op: DeallocOp, aliases: set[SSAValue]) -> None:
-    keep = [(m, c) for m, c in zip(op.memrefs, op.conditions) if m not in aliases]
+def _drop_entries(op: DeallocOp, storage: set[SSAValue]) -> None:
+    keep = [(m, c) for m, c in zip(op.memrefs, op.conditions) if m not in storage]
     if keep:
         new = DeallocOp([m for m, _ in keep], [c for _, c in keep], list(op.retained), dict(op.attributes))
         Rewriter.insert_op(new, InsertPoint.before(op))
@@ -273,8 +254,7 @@ def _erase_unused(unused: list[Operation]) -> None:
     """Allocs nothing reads or writes go, with their deallocations and the views made only for
     those; one whose alias is still needed (e.g. its address compared) stays."""
     for alloc in unused:
-        aliases = alias_closure(alloc.results[0])
-        _drop_deallocations(aliases)
+        _drop_deallocations(aliases(alloc.results[0], MEMREF))
         _erase_dead_views(alloc)
 
 
@@ -288,5 +268,5 @@ def _erase_dead_views(op: Operation) -> None:
 
 
 __all__ = ["ARENA_ARG_ATTR", "ARENA_ALIGNMENT_ATTR", "ARENA_MODES", "arena_value", "resize_arena", "ARENA_ATTR",
-           "ARENA_SIZE_ATTR", "LOWER_BOUND_ATTR", "STRATEGY_ATTR", "SPACE_SIZES_ATTR", "alias_closure",
+           "ARENA_SIZE_ATTR", "LOWER_BOUND_ATTR", "STRATEGY_ATTR", "SPACE_SIZES_ATTR",
            "write_space_plan", "write_upstream_plan"]
