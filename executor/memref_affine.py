@@ -16,10 +16,11 @@ from xdsl.ir.affine import AffineConstraintKind, AffineMap
 from memopt.diagnostics import MemoptError
 
 from .affine_maps import map_function, source
+from .core import Compiler
 from .memref_control import bind, forced, loop_runner, region_runner, vectorised
 from .memref_machine import Machine
 from .memref_ops import load, store
-from .memref_program import Compiler, compiles
+from .memref_program import compiles
 
 def map_of(op: Operation, key: str = "map") -> AffineMap:
     attr = op.properties.get(key) or op.attributes.get(key)

@@ -21,8 +21,8 @@ from memopt.diagnostics import MemoptError
 from memopt.dialects.structured import IndexOp
 
 from .affine_maps import map_function
+from .core import Code, Compiler
 from .memref_machine import Machine
-from .memref_program import Code, Compiler
 from .memref_values import Ref
 
 
@@ -42,7 +42,7 @@ def body_function(m: Machine, c: Compiler, block: Block, frame: list) -> Callabl
 
     def body(args, index):
         m.index = index
-        m.run(code, frame, args)
+        m.run_block(code, frame, args)
         return [frame[s] for s in code.yields]
     return body
 

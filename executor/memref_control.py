@@ -25,11 +25,12 @@ from xdsl.ir import Block, Operation, Region
 from memopt.diagnostics import MemoptError
 from memopt.dialects.memopt import REMAT_ATTR
 
+from .core import Compiler
 from .data import TensorInfo, crc_seed, element_kind
 from .kernels import mix
 from .memref_machine import Machine
 from .memref_nest import nest_step, raise_nest
-from .memref_program import Compiler, compiles
+from .memref_program import compiles
 from .memref_values import nbytes_of
 
 MAX_DEPTH = 200
@@ -44,7 +45,7 @@ def region_runner(c: Compiler, region: Region):
         code = c.code(region.blocks.first)
 
         def run_one(m: Machine, frame, args=()):
-            m.run(code, frame, args)
+            m.run_block(code, frame, args)
             return [frame[s] for s in code.yields]
         return run_one
     return lambda m, frame, args=(): run_blocks(m, c, region, frame, args)
@@ -54,7 +55,7 @@ def run_blocks(m: Machine, c: Compiler, region: Region, frame: list, args) -> li
     block = region.blocks.first
     while True:
         code = c.code(block)
-        term = m.run(code, frame, args)
+        term = m.run_block(code, frame, args)
         if term is None:
             return []
         values = [frame[s] for s in code.yields]
@@ -184,12 +185,12 @@ def scf_while(c: Compiler, op: Operation):
     def step(m: Machine, frame, op=op):
         values = [frame[s] for s in inits]
         while True:
-            m.run(before, frame, values)
+            m.run_block(before, frame, values)
             outs = [frame[s] for s in before.yields[1:]]
             if not bool(frame[cond]):
                 bind(frame, results, outs)
                 return
-            m.run(after, frame, outs)
+            m.run_block(after, frame, outs)
             values = [frame[s] for s in after.yields]
     return step
 
@@ -210,7 +211,7 @@ def scf_parallel(c: Compiler, op: Operation):
             raise MemoptError("scf.parallel with a step that is not positive", op)
         expect(m, int(np.prod([len(r) for r in ranges], dtype=np.int64)), cost, op)
         for point in itertools.product(*ranges):
-            m.run(code, frame, point)
+            m.run_block(code, frame, point)
     return step
 
 

@@ -13,9 +13,10 @@ from xdsl.ir import Operation
 
 from memopt.diagnostics import MemoptError
 
+from .core import Compiler
 from .memref_machine import Machine, where
 from .memref_ops import load, store
-from .memref_program import Compiler, compiles
+from .memref_program import compiles
 from .memref_values import Ref
 
 

@@ -33,10 +33,11 @@ from memopt.dialects.upstream_attrs import is_memref_function  # noqa: F401 - re
 # The op modules register how their ops compile (memref_program.COMPILERS) when imported: every
 # Program is built here, so importing them here, once, is what makes the table complete.
 from . import memref_affine, memref_control, memref_dma, memref_linalg, memref_ops  # noqa: F401
+from .core import Program
 from .memref_arena import is_arena_arg, is_arena_view
 from .memref_entry import run_function
 from .memref_machine import Machine
-from .memref_program import Program
+from .memref_program import MEMREF
 from .proof import first_difference, result_bytes
 from .resources import Limits
 
@@ -89,7 +90,7 @@ def check_memref_function(module: ModuleOp, f: func.FuncOp, seed: int = 0, *, li
     if _branches(f, module):
         policies += [True, False]
     writes = reads = paths = 0
-    program = Program(module)
+    program = Program(module, MEMREF)
     for policy in policies:
         counts = run_pair(program, f, seed, limits, shapes, policy)
         if counts is None:
@@ -104,7 +105,7 @@ def check_memref_function(module: ModuleOp, f: func.FuncOp, seed: int = 0, *, li
 def run_memref_function(module: ModuleOp, f: func.FuncOp, seed: int = 0, *, planned: bool = False,
                         limits: Limits = Limits(), shapes: dict | None = None) -> tuple[list, list]:
     """One run of ``f``: its results and its non-arena arguments' final values (out-parameters)."""
-    m = Machine(Program(module), planned=planned, seed=seed, limits=limits, shapes=shapes)
+    m = Machine(Program(module, MEMREF), planned=planned, seed=seed, limits=limits, shapes=shapes)
     results = run_function(m, f)
     params = [v for a, v in zip(f.body.blocks[0].args, m.arguments) if not is_arena_arg(a)]
     return results, params

@@ -29,10 +29,11 @@ from memopt.diagnostics import MemoptError
 from memopt.dialects.structured import StructuredOp
 
 from . import linalg_semantics as sem
+from .core import Compiler
 from .linalg_named import NAMED
 from .memref_body import body_function
 from .memref_machine import Machine
-from .memref_program import Compiler, compiles
+from .memref_program import compiles
 from .memref_values import Ref
 
 REGION_KINDS = ("generic", "map", "reduce")

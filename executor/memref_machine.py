@@ -29,26 +29,27 @@ from xdsl.ir import Operation
 
 from memopt.diagnostics import MemoptError, locate
 
-from .memref_program import Code, Program
+from .core import Core, Program
 from .memref_values import Ref, Storage
 from .proof import Productions, digest
 from .resources import Limits
 
 
-class Machine:
-    """One run of a function: values, storage, the write log, limits."""
+class Machine(Core):
+    """One run of an upstream function on the interpreter core: values, storage, the write log."""
 
     def __init__(self, program: Program, *, planned: bool, seed: int = 0, limits: Limits = Limits(),
                  shapes: dict | None = None, branches: bool | None = None, expected: Productions | None = None,
                  choices: list[bool] | None = None):
-        self.program, self.planned, self.seed, self.limits = program, planned, seed, limits
+        super().__init__(program, seed=seed, limits=limits)
+        self.planned = planned
         self.shapes = shapes or {}
         self.branches = branches  # force every if's branch (None: its condition decides)
         self.expected = expected  # the unplanned run's write log, to match
         self.log = Productions(expected)
         self.choices: list[bool] = []  # decisions the unplanned run made, which the planned run replays
         self.replay = iter(choices or ())
-        self.ops = self.reads = self.live = self.kernels = 0
+        self.reads = self.live = self.kernels = 0
         self.op: Operation | None = None
         self.pending: dict[tuple, tuple[Ref, Operation]] = {}  # DMA in flight: tag element -> destination
         self.buffers: dict[int, tuple[str, Operation | None]] = {}  # owner id -> (name, defining op)
@@ -164,23 +165,6 @@ class Machine:
         if self.log.add((id(op), k), data) is not None:
             name = f"buffer '{ref.name}'" if ref is not None else "a value"
             raise MemoptError(f"{name} differs between planned and unplanned execution", op)
-
-    # ------------------------------------------------------------------ running blocks
-    def count(self, n: int, op: Operation | None) -> None:
-        self.ops += n
-        if self.ops > self.limits.max_ops:
-            raise MemoptError(f"executing runs more than {self.limits.max_ops} ops (--max-ops)", op)
-
-    def run(self, code: Code, frame: list, args=()) -> Operation | None:
-        """Bind ``args`` to the block's arguments, run its steps; its terminator (or None)."""
-        for s, v in zip(code.args, args):
-            frame[s] = v
-        self.ops += code.n
-        if self.ops > self.limits.max_ops:
-            raise MemoptError(f"executing runs more than {self.limits.max_ops} ops (--max-ops)", code.owner)
-        for step in code.steps:
-            step(self, frame)
-        return code.term
 
 
 def where(op: Operation | None) -> str:

@@ -35,9 +35,9 @@ from memopt.diagnostics import MemoptError
 
 from . import linalg_semantics as sem
 from .affine_maps import map_function
+from .core import Code, Compiler
 from .linalg_loops import linear_form
 from .memref_machine import Machine
-from .memref_program import Code, Compiler
 from .memref_scalar import scalar_function
 from .memref_values import Ref, Unsupported, value_dtype
 
@@ -389,7 +389,7 @@ def _body(m: Machine, frame: list, nest: Nest, boxes: list[range], arg_of: dict,
         for ld in loads:
             k = accumulated.get(ld.memref)
             frame[ld.value] = args[1 + n_in + k] if k is not None else args[1 + arg_of[ld.value]]
-        m.run(code, frame)
+        m.run_block(code, frame)
         return [frame[s.value] for s in stores]
     return body
 

@@ -22,10 +22,11 @@ from xdsl.ir import Operation
 from memopt.diagnostics import MemoptError
 from memopt.dialects.walk import walk
 
+from .core import Compiler
 from .data import crc_seed
 from .memref_arena import is_arena_alloc, is_arena_view
 from .memref_machine import Machine, where
-from .memref_program import Compiler, compiles
+from .memref_program import compiles
 from .memref_values import DYNAMIC, Ref, Unsupported, contiguous_strides, elem_of, nbytes_of
 
 
