@@ -23,6 +23,8 @@ buffers; :func:`check_dma_layout` is ``verify-plan``'s re-check of it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from xdsl.dialects import func
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
 from xdsl.ir import Operation
@@ -30,9 +32,10 @@ from xdsl.ir import Operation
 from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError
 from memopt.dialects.memopt import DmaBufferOp, DmaStartOp
-from memopt.dialects.plan_attrs import is_planned, onchip_size, plan_attr, staging_buffers
+from memopt.dialects.plan_attrs import is_planned, plan_attr
 from memopt.dialects.plan_attr_names import CAPACITY_ATTR, ONCHIP_OFFSET_ATTR, ONCHIP_SIZE_ATTR
 from memopt.planning import align_up
+from memopt.planning.function_plan import Staging
 
 
 
@@ -121,20 +124,23 @@ def _missing(op: Operation, name: str) -> MemoptError:
     return MemoptError(f"missing '{name}' attribute (run plan-memory after insert-dma)", op)
 
 
-def check_dma_layout(module: ModuleOp) -> None:
-    """Re-check the placement, read back as the plan reader reads it: every DMA buffer has an
-    offset past every arena, buffers do not overlap each other, and the module's total covers
-    them all."""
-    bufs = staging_buffers(module)
+def check_dma_layout(module: ModuleOp, arenas: list[tuple[func.FuncOp, int]], staging: Sequence[Staging],
+                     total: int | None) -> None:
+    """Re-check the placement as the plan reader reads it (``staging`` and ``total``:
+    :func:`memopt.passes.plan_io.read_staging`; ``arenas``: each planned function with its
+    recorded arena size): every DMA buffer has an offset past every arena, buffers do not
+    overlap each other, and the module's total covers them all."""
+    bufs = dma_buffers(module)
     used = {op.dst.root_reference.data for op in walk(module) if isinstance(op, DmaStartOp)}
     if not bufs and not used:
         return
-    arenas = planned_arenas(module)
     if not arenas:
         return  # verify-plan reports the missing plan itself
     top = max(a for _, a in arenas)
+    offset_of = {s.name: s.offset for s in staging}
     placed: list[tuple[int, int, DmaBufferOp]] = []
-    for b, off in bufs:
+    for b in bufs:
+        off = offset_of.get(b.sym_name.data)
         if off is None:
             raise _missing(b, ONCHIP_OFFSET_ATTR)
         size = b.size.value.data
@@ -153,7 +159,6 @@ def check_dma_layout(module: ModuleOp) -> None:
         placed.append((off, size, b))
     if not placed:
         return
-    total = onchip_size(module)
     if total is None:
         raise _missing(module, ONCHIP_SIZE_ATTR)
     capacity = recorded_capacity(module)

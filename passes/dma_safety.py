@@ -39,8 +39,7 @@ from memopt.dialects.memopt import DmaStartOp, DmaWaitOp, ViewOp, byte_size
 from memopt.passes.dma_profile import global_size
 from memopt.passes.dma_regions import cut_function, region_of
 from memopt.planning import exclusive
-from memopt.passes.dma_layout import check_dma_layout
-from memopt.passes.lifetime import MemoptFlavour, planned_functions
+from memopt.passes.lifetime import MemoptFlavour
 from memopt.passes.lifetime_core import Numbering, UseSteps, number_ops
 
 
@@ -165,13 +164,4 @@ def check_dma_safety(f: func.FuncOp) -> None:
                 )
 
 
-
-def verify_dma(module) -> None:
-    """``verify-plan``'s DMA part: the schedule of every function is safe and the staging
-    buffers are placed on-chip after the arena (:func:`memopt.passes.dma_layout.check_dma_layout`)."""
-    for f in planned_functions(module):
-        check_dma_safety(f)
-    check_dma_layout(module)
-
-
-__all__ = ["check_dma_safety", "verify_dma"]
+__all__ = ["check_dma_safety"]

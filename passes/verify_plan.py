@@ -6,8 +6,10 @@ allows them), offsets are read back from the plan attributes — both by each fl
 reader (:func:`memopt.passes.plan_io.read_function_plan`,
 :func:`memopt.passes.upstream_plan_io.read_upstream_plan`) — and the core validator checks
 that no two buffers that can be live at the same time overlap and that everything fits in the
-recorded arena size. It trusts nothing the planner wrote: corrupted or hand-edited attributes
-are reported at the op that carries them.
+recorded arena size. The on-chip placement of the DMA staging buffers is read by the same
+reader (:func:`memopt.passes.plan_io.read_staging`) and checked against the arenas read back
+(:func:`memopt.passes.dma_layout.check_dma_layout`). It trusts nothing the planner wrote:
+corrupted or hand-edited attributes are reported at the op that carries them.
 
 The lifetimes are those of the numbering the plan records (``memopt.numbering``: ``serial`` or
 ``joint``, the plan model's ``numbering``). Each numbering is a sound abstraction of every execution path, but
@@ -25,14 +27,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import builtin
+from xdsl.dialects import builtin, func
 from xdsl.passes import ModulePass
 
 from memopt.diagnostics import MemoptError
 from memopt.dialects.upstream_attrs import is_upstream
-from memopt.passes.dma_safety import verify_dma
+from memopt.passes.dma_layout import check_dma_layout
+from memopt.passes.dma_safety import check_dma_safety
 from memopt.passes.lifetime import analyze_function, if_spans, planned_functions, value_location_op
-from memopt.passes.plan_io import MemoptPlan, read_function_plan
+from memopt.passes.plan_io import MemoptPlan, read_function_plan, read_staging
 from memopt.planning import Problem, find_conflicts, lower_bound
 from memopt.planning.function_plan import Arena, Plan
 
@@ -115,7 +118,9 @@ class VerifyPlanPass(ModulePass):
     name = "verify-plan"
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        for f in planned_functions(op):
+        funcs = planned_functions(op)
+        arenas: list[tuple[func.FuncOp, int]] = []
+        for f in funcs:
             if is_upstream(f):
                 verify_upstream_function(f)
                 continue
@@ -124,5 +129,10 @@ class VerifyPlanPass(ModulePass):
             for arena in plan.arenas:
                 _check_arena(arena)
             _check_lower_bound(f, plan)
-        # DMA schedule safety and on-chip placement of the staging buffers (insert-dma).
-        verify_dma(op)
+            if plan.arena_size is not None:
+                arenas.append((f, plan.arena_size))
+        # DMA schedule safety, then the on-chip placement of the staging buffers (insert-dma)
+        # as the plan reader reads it: after every function's arena.
+        for f in funcs:
+            check_dma_safety(f)
+        check_dma_layout(op, arenas, *read_staging(op))
