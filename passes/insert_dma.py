@@ -70,7 +70,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from xdsl.context import Context
-from xdsl.dialects import builtin
+from xdsl.dialects import builtin, func
 from xdsl.passes import ModulePass
 
 from memopt.diagnostics import MemoptError
@@ -83,6 +83,7 @@ from memopt.passes.dma_schedule import (
 )
 from memopt.passes.dma_target import TargetOptions, target_from_options
 from memopt.passes.options import option
+from memopt.passes.upstream_unsupported import remark_no_effect
 from memopt.planning.latency import MODES, Target, choose_pipelined, pingpong_items
 from memopt.planning.ring import TOLERANCE, stage_layout
 
@@ -174,6 +175,7 @@ class InsertDmaPass(TargetOptions, ModulePass):
             work = upstream_dma.collect(op, self.alignment)
             arena = upstream_dma.arena_bytes(op)
         else:
+            self._remark_staging_space(op)
             work = dma_memopt.collect(op, self.alignment)
             arenas = [a for _, a in planned_arenas(op)]
             arena = max(arenas, default=0)
@@ -192,6 +194,18 @@ class InsertDmaPass(TargetOptions, ModulePass):
             return
         dma_memopt.write_schedule(op, names, sizes, loads, work)
         place_dma_buffers(op, self.alignment, target.capacity, arenas)
+
+    def _remark_staging_space(self, module: builtin.ModuleOp) -> None:
+        """``staging-space`` places upstream IR's staging buffers in a memory space; the memopt
+        dialect's are ``memopt.dma_buffer`` ops placed on chip after the arena
+        (:mod:`memopt.passes.dma_layout`), so there it has no effect (said at the first
+        function with a body)."""
+        if self.staging_space is None:
+            return
+        funcs = [f for f in module.body.block.ops if isinstance(f, func.FuncOp) and f.body.blocks]
+        remark_no_effect("insert-dma", funcs[0] if funcs else module, f"staging-space={self.staging_space}",
+                         "memopt-dialect", "its staging buffers are memopt.dma_buffer ops placed on chip after "
+                         "the arena")
 
     def _round_robin(self, target: Target, work: list[Work], arena: int, upstream: bool,
                      module: builtin.ModuleOp) -> list[int]:

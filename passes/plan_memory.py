@@ -75,6 +75,7 @@ from memopt.passes.lifetime import CONTROL_FLOW_MODES, analyze_function, planned
 from memopt.passes.options import option
 from memopt.passes.plan_function import FunctionPlan, plan_function_memory
 from memopt.passes.plan_io import write_inplace_bound, write_memory_plan, write_plan
+from memopt.passes.upstream_unsupported import refuse_memref, remark_no_effect
 from memopt.planning import PlanningError, Strategy, lower_bound, make_strategy, strategy_names, validate
 from memopt.planning.csvio import write_rows
 from memopt.planning.latency import LatencyError, Target, load_target
@@ -276,29 +277,30 @@ class PlanMemoryPass(ModulePass):
         silently not applied, so it is refused there (located), before anything is planned."""
         if self.spill != "auto":
             return
-        from memopt.passes.upstream_unsupported import refuse_memref  # upstream only (module docstring)
-
         for f in funcs:
             refuse_memref(f, "plan-memory", "spill=auto")
 
     def _remark_dialect_options(self, funcs: list) -> None:
-        """Say which options upstream functions do not take: their branches are always numbered
-        jointly (exclusive branches share bytes), and bufferization already decided in-place
-        reuse, so ``control-flow`` and ``inplace`` apply to memopt-dialect functions only."""
+        """Say which options a flavour does not take (:func:`remark_no_effect`, at its first
+        function): upstream branches are always numbered jointly (exclusive branches share
+        bytes) and bufferization already decided in-place reuse, so ``control-flow`` and
+        ``inplace`` act on memopt-dialect functions only; a memopt-dialect plan is offsets into
+        the arena its runtime provides, so ``arena`` acts on upstream functions only."""
         upstream = [f for f in funcs if is_upstream(f)]
-        if not upstream:
-            return
-        given = []
-        if self.control_flow != "joint":
-            given.append((f"control-flow={self.control_flow}", "its branches are numbered jointly"))
-        if not self.inplace:
-            given.append(("inplace=false", "bufferization already chose its in-place reuse"))
-        f = upstream[0]
-        for text, how in given:
-            sys.stderr.write(
-                f"plan-memory: remark: {where(f)}{text} applies to memopt-dialect functions only; "
-                f"'@{f.sym_name.data}' is upstream memref IR: {how}\n"
-            )
+        if upstream:
+            f = upstream[0]
+            name = f.sym_name.data
+            if self.control_flow != "joint":
+                remark_no_effect("plan-memory", f, f"control-flow={self.control_flow}", "upstream memref",
+                                 f"'@{name}': its branches are numbered jointly")
+            if not self.inplace:
+                remark_no_effect("plan-memory", f, "inplace=false", "upstream memref",
+                                 f"'@{name}': bufferization already chose its in-place reuse")
+        dialect = [f for f in funcs if not is_upstream(f)]
+        if dialect and self.arena != "alloc":
+            f = dialect[0]
+            remark_no_effect("plan-memory", f, f"arena={self.arena}", "memopt-dialect",
+                             f"'@{f.sym_name.data}': its plan is offsets into the arena its runtime provides")
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         _ = self._strategy
