@@ -3,9 +3,10 @@
 ``run_function(module, planned=...)`` executes a function; ``check_module(module)`` proves a
 plan by running the function unplanned and in the planned arena and comparing every value as it
 is produced and read (see :mod:`memopt.executor.check`). Upstream ``memref`` programs run in
-:mod:`memopt.executor.memref_exec`; :mod:`memopt.executor.flavour` picks the executor for a
-module's IR flavour, and :mod:`memopt.executor.proof` is what both compare. ``memopt-run`` is the
-command line.
+:mod:`memopt.executor.memref_exec`. Both flavours run on one interpreter core
+(:mod:`memopt.executor.core`) with their own op tables; :mod:`memopt.executor.flavour` picks the
+executor for a module's IR flavour, and :mod:`memopt.executor.proof` is what both compare.
+``memopt-run`` is the command line.
 """
 
 from .check import CheckReport, check_function, check_module, run_function

@@ -32,7 +32,9 @@ from memopt.dialects.memopt import DmaStartOp, DmaWaitOp, IfOp
 from memopt.dialects.planned import check_calls
 from memopt.dialects.walk import walk
 
+from .core import Program
 from .interpreter import Execution, Interpreter, Observer, find_function
+from .memopt_ops import MEMOPT
 from .memory import DMA_LANDINGS, Planned, Unplanned, ValueNames, is_planned
 from .proof import Mismatch, Productions, digest, first_difference, result_bytes
 from .resources import Limits, check_resources
@@ -132,7 +134,7 @@ def run_function(
         f = find_function(module, f)
     check_resources(module, f, limits)
     memory = Planned(f, module, dma_landing) if planned else Unplanned()
-    return Interpreter(module, memory, observer, seed).run(f)
+    return Interpreter(module, memory, observer, seed, limits=limits).run(f)
 
 
 def check_function(
@@ -152,6 +154,7 @@ def check_function(
     if not any(isinstance(op, (DmaStartOp, DmaWaitOp)) for op in walk(f.body)):
         dma_landings = tuple(dma_landings)[:1]
     names = ValueNames(f)
+    program = Program(module, MEMOPT)
     total = count_paths(f.body.blocks[0])
     queue: list[dict] = [{}]
     tried: set[frozenset] = set()
@@ -165,7 +168,7 @@ def check_function(
             continue
         tried.add(key)
         rec = Recorder()
-        ref_interp = Interpreter(module, Unplanned(), rec, seed, forced)
+        ref_interp = Interpreter(module, Unplanned(), rec, seed, forced, limits=limits, program=program)
         ref = ref_interp.run(f)
         if not forced:
             results = tuple(result_bytes(ref.outputs))
@@ -179,7 +182,7 @@ def check_function(
             checker = Checker(rec, names)
             # Same forcing as the reference; unforced ifs follow their conditions, which see
             # the same data when the plan is right (an if in a loop may go both ways).
-            got = Interpreter(module, memory, checker, seed, forced).run(f)
+            got = Interpreter(module, memory, checker, seed, forced, limits=limits, program=program).run(f)
             missing = checker.missing()
             if missing is not None:
                 raise differs(missing, names, " (execution took a different path)")

@@ -8,7 +8,8 @@ results' slots, with everything that can be worked out from the IR (slots, maps,
 worked out once. A block is its steps and its terminator's yielded slots (:class:`Code`);
 :class:`Core` runs blocks and counts the ops it executes against the limit.
 
-What an op does is its flavour's (:class:`Semantics`): upstream ``memref`` buffers
+What an op does is its flavour's (:class:`Semantics`): the memopt dialect's tensors
+(:mod:`.memopt_ops`' table, run by :mod:`.interpreter`) or upstream ``memref`` buffers
 (:mod:`.memref_program`'s table, run by :mod:`.memref_machine`). A flavour's compile function
 turns an op that cannot execute into a step that raises its located error when it runs
 (:func:`failing`): a construct on a path the run never takes does not stop the run.

@@ -42,7 +42,7 @@ from xdsl.passes import ModulePass
 
 from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError, copy_location
-from memopt.executor.interpreter import op_identities
+from memopt.executor.memopt_ops import op_identities
 from memopt.dialects.memopt import (
     ComputeOp, DmaStartOp, DmaWaitOp, GetGlobalOp, PLAN_ATTR, REMAT_ATTR, ViewOp, byte_size,
 )

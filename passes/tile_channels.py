@@ -25,7 +25,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from memopt.diagnostics import copy_location
 from memopt.dialects.memopt import IDENT_ATTR, ComputeOp, ViewOp, element_byte_size
 from memopt.executor import window as win
-from memopt.executor.interpreter import op_identities
+from memopt.executor.memopt_ops import op_identities
 from memopt.executor.kernels import normalize_kind
 from memopt.planning.tiling import split
 

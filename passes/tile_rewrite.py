@@ -17,7 +17,7 @@ from memopt.diagnostics import MemoptError, copy_location
 from memopt.dialects.memopt import IDENT_ATTR, ComputeOp, ViewOp, element_byte_size
 from memopt.dialects.walk import walk
 from memopt.executor import window as win
-from memopt.executor.interpreter import op_identities
+from memopt.executor.memopt_ops import op_identities
 from memopt.executor.kernels import ELEMENTWISE_KINDS, normalize_kind
 from memopt.passes.names import tensor_name
 from memopt.passes.tile_record import record_run

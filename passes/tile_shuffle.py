@@ -19,7 +19,7 @@ from xdsl.ir import Attribute, Operation
 from memopt.diagnostics import copy_location
 from memopt.dialects.memopt import IDENT_ATTR, ComputeOp, ViewOp
 from memopt.executor import window as win
-from memopt.executor.interpreter import op_identities
+from memopt.executor.memopt_ops import op_identities
 from memopt.executor.kernels import normalize_kind
 
 

@@ -56,20 +56,21 @@ value nothing reads (in a loop body, and an argument), an ``if`` yielding an out
 
 class Measured(Interpreter):
     """Records the most bytes of storage the run's bound values hold at once (views count
-    their base once); ``keep`` disables dropping (every value held to the end)."""
+    their base once), measured whenever values are about to be dropped (the most is held just
+    before a drop); ``keep`` disables dropping (every value held to the end)."""
 
     def __init__(self, *args, keep: bool = False, **kw):
         super().__init__(*args, **kw)
         self.keep, self.peak = keep, 0
 
-    def release(self, values) -> None:
+    def release(self, frame, slots) -> None:
+        self.measure(frame)
         if not self.keep:
-            super().release(values)
+            super().release(frame, slots)
 
-    def exec_op(self, op) -> None:
-        super().exec_op(op)
+    def measure(self, frame) -> None:
         bases = {}
-        for v in self.env.values():
+        for v in frame:
             if isinstance(v, np.ndarray):
                 while isinstance(v.base, np.ndarray):
                     v = v.base
