@@ -32,7 +32,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from xdsl.dialects.builtin import (
-    ArrayAttr, DenseArrayBase, DictionaryAttr, IndexTypeConstr, IntegerAttr, MemRefType, ShapedType, TensorType, i32, i64,
+    I64, ArrayAttr, ContainerType, DenseArrayBase, DictionaryAttr, IndexTypeConstr, IntegerAttr, ShapedType, i32, i64,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.parser import Parser, UnresolvedOperand
@@ -49,7 +49,7 @@ class IndexOp(IRDLOperation):
     body of any structured op (xDSL's own allows only ``linalg.generic``)."""
 
     name = "linalg.index"
-    dim = prop_def(IntegerAttr[i64])
+    dim = prop_def(IntegerAttr[I64])
     result = result_def(IndexTypeConstr)
     assembly_format = "$dim attr-dict `:` type($result)"
 
@@ -126,8 +126,8 @@ def structured_op(name: str) -> type[StructuredOp]:
     if cls is None:
         pretty = type(_class_name(name), (StructuredOp,), {"name": name})
         generic = type(_class_name(name) + "Generic", (pretty,), {"print": Operation.print})
-        pretty.pretty = pretty
-        pretty.generic = generic
+        setattr(pretty, "pretty", pretty)
+        setattr(pretty, "generic", generic)
         _CLASSES[name] = cls = generic
     return cls
 
@@ -254,8 +254,8 @@ class _Clauses:
         regions = [self.region] if self.region is not None else []
         if self.short is not None:
             regions = [_short_body(self.parser, cls.name.removeprefix("linalg."), *self.short, self.ins, self.outs)]
-        op = Operation.create.__func__(
-            cls, operands=[*self.ins, *self.outs], result_types=self.result_types,
+        op = cls.create(
+            operands=[*self.ins, *self.outs], result_types=self.result_types,
             properties=props, attributes=self.attrs, regions=regions)
         syntax = list(self.syntax)
         if self.short is not None:  # printed long: the body after every other clause
@@ -312,13 +312,15 @@ def _is_bracket_list(value: Attribute) -> bool:
 
 def _array_of_ints(value: Attribute) -> Attribute:
     """``[1, 0]`` as upstream stores it (``array<i64: 1, 0>``) when it is a list of integers."""
-    if isinstance(value, ArrayAttr) and value.data and all(isinstance(v, IntegerAttr) for v in value.data):
-        return DenseArrayBase.from_list(i64, [v.value.data for v in value.data])  # type: ignore[union-attr]
-    return value
+    if not isinstance(value, ArrayAttr) or not value.data:
+        return value
+    ints = [v.value.data for v in value.data if isinstance(v, IntegerAttr)]
+    return DenseArrayBase.from_list(i64, ints) if len(ints) == len(value.data) else value
 
 
 def element_type(t: Attribute) -> Attribute:
-    return t.element_type if isinstance(t, (MemRefType, TensorType, ShapedType)) else t  # type: ignore[union-attr]
+    """The element type of a shaped type (memref, tensor, vector), else the type itself."""
+    return t.get_element_type() if isinstance(t, ShapedType) and isinstance(t, ContainerType) else t
 
 
 def _short_body(p: Parser, kind: str, name: str, attrs: Mapping[str, Attribute], ins, outs) -> Region:
@@ -394,6 +396,7 @@ def _print_clause(op: StructuredOp, printer: Printer, clause: tuple, extra: list
         if isinstance(value, IntegerAttr):
             printer.print_string(str(value.value.data))  # `dimension(1)`: the integer alone
         else:
+            assert value is not None, f"{op.name}: its {clause[1]} attribute is gone"
             printer.print_attribute(value)
         printer.print_string(")")
     elif kind == "<>":

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from memopt.diagnostics import MemoptError
@@ -72,7 +72,7 @@ _PARSED = {bool: (bool,), int: (int,), float: (int, float), str: (str,)}
 int, ``2.5`` as a float, ``true`` as a bool and anything else as a string)."""
 
 
-def mistyped_option(cls: type, parameters: dict[str, Sequence[Any]]) -> str | None:
+def mistyped_option(cls: type, parameters: Mapping[str, Sequence[Any]]) -> str | None:
     """Why a parsed option value cannot go into its field (``capacity=abc``, ``alignment=1,2``),
     naming the option and its valid values as ``--help`` states them; None when all fit.
     Why not leave it to xDSL: its message ("Incompatible types: given ('abc',), expected

@@ -85,13 +85,15 @@ def _offset_bound(v: SSAValue) -> int | None:
 def _views_end(arena: SSAValue, staging: bool) -> tuple[int, Operation | None]:
     """The end of the furthest view of ``arena`` that is (or is not) a staging buffer, and that
     view; a view at an unknown offset reaches the arena's end."""
+    arena_type = arena.type
+    assert isinstance(arena_type, MemRefType)  # an arena is a byte buffer
     end, furthest = 0, None
     for use in arena.uses:
         v = use.operation
         if not isinstance(v, memref.ViewOp) or (STAGING_ATTR in v.attributes) != staging:
             continue
         off = _offset_bound(v.byte_shift)
-        e = byte_size(arena.type) if off is None else off + byte_size(v.results[0].type)
+        e = byte_size(arena_type) if off is None else off + byte_size(v.result.type)
         if e > end:
             end, furthest = e, v
     return end, furthest
@@ -139,7 +141,9 @@ def make_staging(module: ModuleOp, f: func.FuncOp, used: list[tuple[str, int]], 
 
 def _index(v: int, before: Operation) -> SSAValue:
     c = arith.ConstantOp(IntegerAttr(v, IndexType()))
-    before.parent_block().insert_op_before(c, before)
+    block = before.parent_block()
+    assert block is not None  # an op of the function body
+    block.insert_op_before(c, before)
     return c.result
 
 
@@ -152,6 +156,7 @@ def _in_arena(f: func.FuncOp, base: int, used: list[tuple[str, int]], n_tags: in
     grown = resize_arena(f, max(end, byte_size(arena_value(f).type)))
     f.attributes[ONCHIP_SIZE_ATTR] = IntegerAttr(byte_size(grown.type), i64)
     anchor = grown.owner.next_op if isinstance(grown, OpResult) else block.first_op
+    assert anchor is not None  # the function's return at least follows the arena
     out: dict[str, SSAValue] = {}
     for (name, size), off in zip(used + [("tags", 0)], offsets):
         t = tag_t if name == "tags" else MemRefType(i8, [max(size, 1)])
@@ -167,7 +172,7 @@ def _as_allocs(f: func.FuncOp, used: list[tuple[str, int]], n_tags: int, space: 
     """Staging buffers and tags as allocs in ``space`` at the top of ``f``, freed before it returns."""
     block = f.body.blocks[0]
     out: dict[str, SSAValue] = {}
-    allocs = []
+    allocs: list[AllocOp] = []
     for name, size in used + [("tags", 0)]:
         elem, n = (i32, max(n_tags, 1)) if name == "tags" else (i8, max(size, 1))
         a = AllocOp.get(elem, None, [n], memory_space=space)
@@ -182,8 +187,10 @@ def _as_allocs(f: func.FuncOp, used: list[tuple[str, int]], n_tags: int, space: 
         allocs.append(a)
         out[name] = a.results[0]
     for ret in [o for o in walk(f.body) if isinstance(o, func.ReturnOp) and o.parent_op() is f]:
+        at = ret.parent_block()
+        assert at is not None  # a return of the function body
         for a in allocs:
-            ret.parent_block().insert_op_before(memref.DeallocOp.get(a.results[0]), ret)
+            at.insert_op_before(memref.DeallocOp.get(a.results[0]), ret)
     return out
 
 

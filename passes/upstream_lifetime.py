@@ -276,17 +276,17 @@ def _ends_nested_block(op: Operation) -> bool:
     return block is not None and block.last_op is op and not isinstance(block.parent_op(), func.FuncOp)
 
 
-def loop_inits(loop: Operation) -> Sequence[SSAValue]:
+def loop_inits(loop: scf.ForOp | affine.ForOp) -> Sequence[SSAValue]:
     """The ``iter_args`` initial values of an ``scf.for`` / ``affine.for``."""
     return loop.iter_args if isinstance(loop, scf.ForOp) else loop.inits
 
 
-def carried_as(loop: Operation, k: int) -> list[SSAValue]:
+def carried_as(loop: scf.ForOp | affine.ForOp, k: int) -> list[SSAValue]:
     """What ``iter_args`` entry ``k`` of ``loop`` lives on as: the body's argument, the loop's result."""
     return [loop.body.blocks[0].args[k + 1], loop.results[k]]
 
 
-def _iter_arg_index(loop: Operation, operand_index: int) -> int | None:
+def _iter_arg_index(loop: scf.ForOp | affine.ForOp, operand_index: int) -> int | None:
     """Which ``iter_args`` entry operand ``operand_index`` of ``loop`` initialises, if any (the
     inits are the loop's last operands)."""
     k = operand_index - (len(loop.operands) - len(loop_inits(loop)))
@@ -330,7 +330,9 @@ def _helper_buffer(v: SSAValue) -> bool:
 
 def memory_space(op: Operation) -> int:
     """The integer memory space of an alloc's memref (0: the default one)."""
-    space = op.results[0].type.memory_space
+    t = op.results[0].type
+    assert isinstance(t, MemRefType)  # an alloc's result
+    space = t.memory_space
     return space.value.data if isinstance(space, IntegerAttr) else 0
 
 
@@ -402,7 +404,7 @@ def _freed_with_unplanned(f: func.FuncOp, candidates: dict[Operation, Reach]) ->
         changed = False
         for v in freed:
             roots = {_alloc_of(r) for r in origins.of(v)}
-            mixed = [r for r in roots if r in planned]
+            mixed = [r for r in roots if isinstance(r, Operation) and r in planned]
             other = next((r for r in roots if r not in planned), None)
             if not mixed or other is None:
                 continue
@@ -436,7 +438,9 @@ def _call_scratch(tracer: BufferTracer, lt: UpstreamLifetimes, alignment: int, n
     callee's scratch, live for the call (:mod:`memopt.passes.upstream_calls`)."""
     buffers = []
     for op in walk(lt.func.body):
-        scratch = call_scratch(op) if isinstance(op, func.CallOp) else None
+        if not isinstance(op, func.CallOp):
+            continue
+        scratch = call_scratch(op)
         if scratch is None:
             continue
         size, align = scratch
@@ -450,7 +454,9 @@ def _call_scratch(tracer: BufferTracer, lt: UpstreamLifetimes, alignment: int, n
 def _buffers(tracer: BufferTracer, op: Operation, reach: Reach, name: str, alignment: int) -> list[Buffer]:
     """The buffer ``op`` allocates over the steps it lives (two, one per iteration parity, when
     its loop carries it to the next iteration)."""
-    size = byte_size(op.results[0].type)
+    t = op.results[0].type
+    assert isinstance(t, MemRefType)  # an alloc's result
+    size = byte_size(t)
     own = getattr(op, "alignment", None)
     align = max(1, alignment, own.value.data if own is not None else 1)
     start, stop = reach.interval(tracer.num)

@@ -47,7 +47,7 @@ Mapping of MegEngine's planner onto the planning core
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Hashable
+from typing import Generic, Hashable, TypeVar
 
 from sortedcontainers import SortedList
 
@@ -58,22 +58,26 @@ from .strategy import Strategy
 from .validate import find_conflicts
 
 
+Chunk = TypeVar("Chunk", bound=Hashable)
+"""What names a chunk of the simulated allocator (the static planner: a buffer's index)."""
+
+
 @dataclass(eq=False)
-class Block:
+class Block(Generic[Chunk]):
     """One block of the memory queue: allocated to ``owner`` or free (``owner is None``)."""
 
     size: int
-    owner: Hashable | None = None
+    owner: Chunk | None = None
     uid: int = 0
-    prev: "Block | None" = field(default=None, repr=False)
-    next: "Block | None" = field(default=None, repr=False)
+    prev: Block[Chunk] | None = field(default=None, repr=False)
+    next: Block[Chunk] | None = field(default=None, repr=False)
 
     @property
     def free(self) -> bool:
         return self.owner is None
 
 
-class BestFitPrealloc:
+class BestFitPrealloc(Generic[Chunk]):
     """MegEngine's simulated allocator (MegEngine ``StaticMemAllocPushdown::BestfitPrealloc``).
 
     Chunks are named by any hashable key. After each ``alloc``/``alloc_overwrite``,
@@ -82,20 +86,20 @@ class BestFitPrealloc:
     """
 
     def __init__(self) -> None:
-        self.head: Block | None = None
-        self.tail: Block | None = None
+        self.head: Block[Chunk] | None = None
+        self.tail: Block[Chunk] | None = None
         self.free_queue: SortedList = SortedList(key=lambda b: (b.size, b.uid))
-        self.block_of: dict[Hashable, Block] = {}
-        self.front: dict[Hashable, Hashable | None] = {}
-        self.back: dict[Hashable, Hashable | None] = {}
+        self.block_of: dict[Chunk, Block[Chunk]] = {}
+        self.front: dict[Chunk, Chunk | None] = {}
+        self.back: dict[Chunk, Chunk | None] = {}
         self._uid = 0
 
     # -- memory queue primitives ---------------------------------------------------------
-    def _new_block(self, size: int, owner=None) -> Block:
+    def _new_block(self, size: int, owner: Chunk | None = None) -> Block[Chunk]:
         self._uid += 1
         return Block(size, owner, self._uid)
 
-    def _link_after(self, prev: Block | None, blk: Block) -> None:
+    def _link_after(self, prev: Block[Chunk] | None, blk: Block[Chunk]) -> None:
         """Insert ``blk`` after ``prev`` (at the head when ``prev`` is None)."""
         nxt = prev.next if prev is not None else self.head
         blk.prev, blk.next = prev, nxt
@@ -108,7 +112,7 @@ class BestFitPrealloc:
         else:
             self.tail = blk
 
-    def _unlink(self, blk: Block) -> None:
+    def _unlink(self, blk: Block[Chunk]) -> None:
         if blk.prev is not None:
             blk.prev.next = blk.next
         else:
@@ -119,7 +123,7 @@ class BestFitPrealloc:
             self.tail = blk.prev
         blk.prev = blk.next = None
 
-    def _insert_free_between(self, prev: Block | None, size: int) -> None:
+    def _insert_free_between(self, prev: Block[Chunk] | None, size: int) -> None:
         """Insert ``size`` free bytes right after ``prev`` (head if None), merging neighbours."""
         nxt = prev.next if prev is not None else self.head
         if nxt is not None and nxt.free:
@@ -138,7 +142,7 @@ class BestFitPrealloc:
         self._link_after(prev, blk)
         self.free_queue.add(blk)
 
-    def _record(self, chunk, blk: Block) -> None:
+    def _record(self, chunk: Chunk, blk: Block[Chunk]) -> None:
         p = blk.prev
         if p is not None and p.free:
             p = p.prev
@@ -151,7 +155,7 @@ class BestFitPrealloc:
         self.back[chunk] = n.owner if n is not None else None
 
     # -- MegEngine's three operations ------------------------------------------------------
-    def alloc(self, chunk, size: int) -> Block:
+    def alloc(self, chunk: Chunk, size: int) -> Block[Chunk]:
         """Best fit; else grow the largest free block; else (no free block) append."""
         if not self.free_queue:
             blk = self._new_block(size, chunk)
@@ -168,7 +172,7 @@ class BestFitPrealloc:
         self._record(chunk, blk)
         return blk
 
-    def alloc_overwrite(self, dest, offset: int, chunk, size: int) -> Block:
+    def alloc_overwrite(self, dest: Chunk, offset: int, chunk: Chunk, size: int) -> Block[Chunk]:
         """Give ``[offset, offset + size)`` of ``dest``'s block to ``chunk``; free the rest."""
         blk = self.block_of.pop(dest)
         if offset < 0 or offset + size > blk.size:
@@ -181,14 +185,14 @@ class BestFitPrealloc:
         self._record(chunk, blk)
         return blk
 
-    def free(self, chunk) -> None:
+    def free(self, chunk: Chunk) -> None:
         blk = self.block_of.pop(chunk)
         prev, size = blk.prev, blk.size
         self._unlink(blk)
         self._insert_free_between(prev, size)
 
     # -- inspection -------------------------------------------------------------------------
-    def blocks(self) -> list[tuple[Hashable | None, int]]:
+    def blocks(self) -> list[tuple[Chunk | None, int]]:
         """The memory queue as ``(owner or None, size)`` in address order."""
         out, b = [], self.head
         while b is not None:
@@ -201,7 +205,7 @@ class BestFitPrealloc:
         return [b.size for b in self.free_queue]
 
 
-def simulate(problem: Problem, chains: Chains) -> BestFitPrealloc:
+def simulate(problem: Problem, chains: Chains) -> BestFitPrealloc[int]:
     """Replay the buffers' lifetimes on a :class:`BestFitPrealloc` (lone zero-size buffers skipped)."""
     bufs = problem.buffers
     events: dict[int, tuple[list[int], list[int]]] = {}
@@ -214,7 +218,7 @@ def simulate(problem: Problem, chains: Chains) -> BestFitPrealloc:
     for r in chains.roots():
         for d, m in enumerate(chains.members(r)):
             depth[m] = d
-    sim = BestFitPrealloc()
+    sim: BestFitPrealloc[int] = BestFitPrealloc()
     for t in sorted(events):
         allocs, frees = events[t]
         for i in frees:
@@ -232,7 +236,7 @@ def simulate(problem: Problem, chains: Chains) -> BestFitPrealloc:
     return sim
 
 
-def front_space_offsets(problem: Problem, chains: Chains, sim: BestFitPrealloc) -> list[int]:
+def front_space_offsets(problem: Problem, chains: Chains, sim: BestFitPrealloc[int]) -> list[int]:
     """MegEngine's static planner, step 4: ``root_addr_begin`` per chain from the recorded front spaces."""
     bufs = problem.buffers
     n = len(bufs)
@@ -290,7 +294,7 @@ class MegEngine(Strategy):
         offsets = front_space_offsets(problem, chains, sim)
         if find_conflicts(problem, offsets, limit=1):  # pragma: no cover - safety net
             folded, root_of, rel = fold_chains(problem, chains)
-            key = {}
+            key: dict[int, int] = {}
             for i, r in enumerate(root_of):
                 key[r] = min(key.get(r, offsets[i] - rel[i]), offsets[i] - rel[i])
             order = sorted(range(len(folded)), key=lambda r: (key[r], r))

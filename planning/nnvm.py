@@ -44,7 +44,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from math import gcd
-from typing import Sequence
+from typing import Literal, Sequence
 
 from sortedcontainers import SortedList
 
@@ -214,7 +214,7 @@ def plan_storage(
 
 def plan_storage_auto(
     problem: Problem,
-    match_range: float | str = "auto",
+    match_range: float | Literal["auto"] = "auto",
     num_groups: int = 1,
     same_storage: Sequence[Sequence[int]] = (),
 ) -> NnvmPlan:
@@ -305,7 +305,8 @@ class Nnvm(Strategy):
             raise PlanningError(f"nnvm: match_range must be >= 0 or 'auto', got {match_range!r}")
         if num_groups < 1:
             raise PlanningError(f"nnvm: num_groups must be >= 1, got {num_groups}")
-        self.match_range = match_range
+        # Checked just above: a string is "auto".
+        self.match_range: float | Literal["auto"] = match_range if isinstance(match_range, (int, float)) else "auto"
         self.num_groups = num_groups
         self.same_storage = [list(g) for g in same_storage]
         self.select = select

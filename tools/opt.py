@@ -23,6 +23,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from xdsl.passes import ModulePass
 from xdsl.utils.arg_spec import parse_pipeline
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException
 
@@ -40,7 +41,7 @@ PROG = "memopt-opt"
 # ----------------------------------------------------------------------------- passes
 
 
-def _available_passes() -> dict[str, Callable[[], type]]:
+def _available_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     return registry.get_all_passes()
 
 
