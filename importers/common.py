@@ -27,6 +27,7 @@ import re
 from collections.abc import Callable, Hashable, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
@@ -52,6 +53,8 @@ from memopt.dialects.memopt import (
 from memopt.planning.numbers import parse_int64
 
 Key = Hashable
+EmittedOp = TypeVar("EmittedOp", bound=Operation)
+"""An op the builder appends (its own type comes back)."""
 
 
 def read_model_file(path: str, limit: int = -1) -> bytes:
@@ -314,7 +317,7 @@ class ModuleBuilder:
         self.scope.block.add_op(op)
 
     # ---- ops
-    def _emit(self, op: Operation, outputs: Sequence[Key]) -> Operation:
+    def _emit(self, op: EmittedOp, outputs: Sequence[Key]) -> EmittedOp:
         """Name and bind ``op``'s results to ``outputs``, append it, count it as a graph op."""
         for res, key in zip(op.results, outputs):
             self._name(res, key)
@@ -359,11 +362,12 @@ class ModuleBuilder:
         op = ViewOp(src, d.type, 0, attributes={"names": _names_attr([d.name]), "kind": StringAttr(kind)})
         return self._emit(op, [output])
 
-    def _yield(self, keys: Sequence[Key], types: Sequence[TensorType]) -> None:
+    def _yield(self, keys: Sequence[Key], types: Sequence[Attribute]) -> None:
         values: list[SSAValue] = []
         for key, t in zip(keys, types):
             v = self.value(key)
             if v.type != t:
+                assert isinstance(t, TensorType), t  # what a branch or loop body yields: tensors
                 d = self.decl(key)
                 cast = ComputeOp(
                     "branch_result", [v], [t], cost=num_elements(t.get_shape()),
@@ -457,7 +461,7 @@ class ModuleBuilder:
         self._add(func.ReturnOp(*results))
         block = self._func_block
 
-        def named(keys: Sequence[Key]) -> ArrayAttr:
+        def named(keys: Sequence[Key]) -> ArrayAttr[DictionaryAttr]:
             return ArrayAttr([DictionaryAttr({"memopt.name": StringAttr(self.decl(k).name)}) for k in keys])
 
         f = func.FuncOp(

@@ -118,21 +118,22 @@ def fit(sizes: Sequence[int], starts: Sequence[int], ends: Sequence[int], aligns
     offsets, ys, xs = [], [], []
     for i in range(n):
         step = max(1, aligns[i] // g)  # g divides every alignment above 1
-        slot = model.NewIntVar(0, (cap - sizes[i]) // g // step, f"slot{i}")
+        slot = model.new_int_var(0, (cap - sizes[i]) // g // step, f"slot{i}")
         start = slot * step if step > 1 else slot
         offsets.append((slot, step))
-        ys.append(model.NewFixedSizeIntervalVar(start, sizes[i] // g, f"mem{i}"))
-        xs.append(model.NewFixedSizeIntervalVar(starts[i], ends[i] - starts[i], f"time{i}"))
+        ys.append(model.new_fixed_size_interval_var(start, sizes[i] // g, f"mem{i}"))
+        xs.append(model.new_fixed_size_interval_var(starts[i], ends[i] - starts[i], f"time{i}"))
     if neighbours is None:
-        model.AddNoOverlap2D(xs, ys)
-        model.AddCumulative(xs, [s // g for s in sizes], cap // g)
+        model.add_no_overlap_2d(xs, ys)
+        model.add_cumulative(xs, [s // g for s in sizes], cap // g)
     else:
         for i, ns in enumerate(neighbours):
             for j in ns:
                 if i < j:
-                    model.AddNoOverlap([ys[i], ys[j]])
+                    model.add_no_overlap([ys[i], ys[j]])
     fixed_share = (FIXED_SHARE if automatic else 1.0) / max(1, len(orders))
-    attempts = [("FIXED_SEARCH", order, fixed_share) for order in orders or [None]]
+    fixed: Sequence[Sequence[int] | None] = orders or [None]  # None: the buffers' given order
+    attempts: list[tuple[str, Sequence[int] | None, float]] = [("FIXED_SEARCH", order, fixed_share) for order in fixed]
     if automatic:
         attempts.append(("AUTOMATIC_SEARCH", None, 1.0 - FIXED_SHARE))
     work = 0.0
@@ -143,7 +144,7 @@ def fit(sizes: Sequence[int], starts: Sequence[int], ends: Sequence[int], aligns
         # is approximate: the search stays complete, only its order changes).
         model.Proto().search_strategy.clear()
         if order is not None:
-            model.AddDecisionStrategy([offsets[i][0] for i in order], cp_model.CHOOSE_LOWEST_MIN,
+            model.add_decision_strategy([offsets[i][0] for i in order], cp_model.CHOOSE_LOWEST_MIN,
                                       cp_model.SELECT_MIN_VALUE)
         solver = cp_model.CpSolver()
         solver.parameters.num_workers = 1

@@ -70,11 +70,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import reduce
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from .remat import (
     HEURISTICS, RematError, RematGraph, RematResult, live_peak, rematerialize, schedule_peak, working_set_bound,
 )
+
+if TYPE_CHECKING:  # ortools is imported where a model is built: it is optional at run time
+    from ortools.sat.python.cp_model import IntVar
 
 MAX_OPS = 600
 """Largest graph (ops) :func:`optimal` accepts: the model grows with the square of it (about
@@ -241,12 +244,12 @@ class _Model:
         """``R`` (clones) per stage and active op, ``S`` (kept) per stage and tensor where not
         forced; ``alive``: the tensors that may be resident in each stage."""
         m, n, sizes = self.m, self.n, self.graph.sizes
-        self.R: dict[tuple[int, int], object] = {}
+        self.R: dict[tuple[int, int], IntVar] = {}
         for t in range(n + 1):
             for i in self.act[t]:
                 if i != t:
                     self.R[t, i] = m.new_bool_var(f"R{t}_{i}")
-        self.S: dict[tuple[int, int], object] = {}
+        self.S: dict[tuple[int, int], IntVar] = {}
         alive: list[list[int]] = [[] for _ in range(n + 1)]
         for y in range(len(sizes)):
             if sizes[y] == 0:
@@ -307,8 +310,8 @@ class _Model:
 
     def _memory_rules(self, cp_model) -> None:
         """The running bytes per stage position within the budget (``U``, ``FREE``)."""
-        self.U: dict[tuple[int, int], object] = {}
-        self.FREE: dict[tuple[int, int, int], object] = {}
+        self.U: dict[tuple[int, int], IntVar] = {}
+        self.FREE: dict[tuple[int, int, int], IntVar] = {}
         for t in range(self.n + 1):
             if self.act[t]:
                 frees = self._stage_memory(cp_model, t)

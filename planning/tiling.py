@@ -117,8 +117,8 @@ def receptive(w: Window | Resample, out: Interval, extent: int) -> Read:
     if isinstance(w, Resample):
         if b <= a:
             return Read((0, 0), 0, 0)
-        lo, hi = w.taps(a), w.taps(b - 1)
-        return Read((min(lo[:2]), max(hi[:2]) + 1), 0, 0)
+        first_taps, last_taps = w.taps(a), w.taps(b - 1)
+        return Read((min(first_taps[:2]), max(last_taps[:2]) + 1), 0, 0)
     lo = a * w.s - w.begin
     hi = (b - 1) * w.s - w.begin + w.span
     first = min(max(lo, 0), extent)  # an interval wholly in the padding reads no cell
