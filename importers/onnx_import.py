@@ -33,13 +33,18 @@ import re
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 from xdsl.dialects.builtin import StringAttr
+from xdsl.ir import Attribute
 
 from .common import ModelImportError, ModuleBuilder, format_shape, nbytes, num_elements
 from .windows import ONNX_CONV, ONNX_POOL, ONNX_RESHAPING, onnx_reshaping, onnx_window, pad_attributes
 from .costs import conv_macs, elementwise, matmul_macs
+
+if TYPE_CHECKING:  # onnx is imported where a model is read (an optional dependency)
+    from onnx import GraphProto, NodeProto, TensorProto
 
 VIEW_OPS = frozenset({"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"})
 INPLACE_OPS = frozenset({
@@ -90,8 +95,8 @@ class _Types:
     shape: dict[str, tuple[int, ...]] = field(default_factory=dict)
     elem: dict[str, int] = field(default_factory=dict)
     values: dict[str, np.ndarray | None] = field(default_factory=dict)
-    producer: dict[str, object] = field(default_factory=dict)
-    initializers: dict[str, object] = field(default_factory=dict)
+    producer: dict[str, NodeProto] = field(default_factory=dict)
+    initializers: dict[str, TensorProto] = field(default_factory=dict)
     constants: set[str] = field(default_factory=set)
 
 
@@ -137,7 +142,7 @@ class OnnxReader:
         _validate_graph(model.graph, set())
         self.t = _Types()
         self.folded: set[str] = set()
-        self.static_if: dict[tuple, object] = {}
+        self.static_if: dict[tuple, GraphProto] = {}
         self.pruned: dict[tuple, tuple[int, str]] = {}
         self.warnings: list[str] = []
         self._infer()
@@ -308,8 +313,7 @@ class OnnxReader:
             node = t.producer.get(name)
             if node is not None and not list(_subgraphs(node)):
                 if node.op_type == "Shape" and node.input and node.input[0] in t.shape:
-                    val = self._run(node, {node.input[0]: np.zeros(t.shape[node.input[0]], np.float32)})
-                    val = val.get(name)
+                    val = self._run(node, {node.input[0]: np.zeros(t.shape[node.input[0]], np.float32)}).get(name)
                 elif node.op_type == "Size" and node.input and node.input[0] in t.shape:
                     val = np.array(num_elements(t.shape[node.input[0]]), dtype=np.int64)
                 else:
@@ -361,7 +365,7 @@ class OnnxReader:
             if op == "If":
                 cond = self._value(node.input[0])
                 static = cond is not None and cond.size == 1
-                if static and not self.keep_static_if:
+                if cond is not None and static and not self.keep_static_if:
                     # A shape test known at import: only the taken branch can run (the other may
                     # not even be shape-correct), so it is inlined in place of the If.
                     taken = _attr_graph(node, "then_branch" if bool(cond.reshape(())) else "else_branch")
@@ -379,9 +383,10 @@ class OnnxReader:
                         errors.append(None)
                     except ModelImportError as e:
                         errors.append(e)
-                taken_k = (0 if bool(cond.reshape(())) else 1) if static else None
-                if taken_k is not None and errors[taken_k]:
-                    raise errors[taken_k]  # type: ignore[misc]
+                taken_k = (0 if bool(cond.reshape(())) else 1) if cond is not None and static else None
+                taken_error = errors[taken_k] if taken_k is not None else None
+                if taken_error is not None:
+                    raise taken_error
                 if all(errors):
                     raise errors[0]  # type: ignore[misc]
                 if any(errors):
@@ -577,7 +582,7 @@ class OnnxReader:
                 return emit
 
             branches = [branch(then_g), branch(else_g)]
-            attrs = {}
+            attrs: dict[str, Attribute] = {}
             if _node_key(node) in self.pruned:
                 k, msg = self.pruned[_node_key(node)]
                 keys = [(o, "unreachable") for o in node.output]
@@ -797,7 +802,7 @@ def _subgraphs(node):
             yield from a.graphs
 
 
-def _attr_graph(node, name: str):
+def _attr_graph(node: NodeProto, name: str) -> GraphProto:
     for a in node.attribute:
         if a.name == name:
             return a.g

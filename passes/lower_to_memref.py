@@ -46,7 +46,7 @@ from xdsl.dialects.builtin import (
     AnyFloat, FunctionType, IndexType, IntegerAttr, IntegerType, MemRefType, StringAttr, TensorType,
     NoneAttr, UnitAttr, i8, i64,
 )
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
 from memopt.dialects.walk import walk
@@ -75,6 +75,12 @@ def _symbol(kind: str) -> str:
     return s if s and not s[0].isdigit() else f"k_{s}"
 
 
+def _tensor(t: Attribute) -> TensorType:
+    """A memopt value's type: a tensor (the dialect's verifier admits no other)."""
+    assert isinstance(t, TensorType), t
+    return t
+
+
 def _index(into: Block, value: int) -> SSAValue:
     c = arith.ConstantOp(IntegerAttr(value, IndexType()))
     into.add_op(c)
@@ -93,7 +99,9 @@ class _Lowering:
         self.base: dict[SSAValue, tuple[SSAValue, int]] = {}  # tensor value -> (i8 bytes, offset)
 
     def view(self, into: Block, bytes_v: SSAValue, off: int, t: TensorType, hint: str | None) -> SSAValue:
-        v = memref.ViewOp(bytes_v, _index(into, off), [], _typed(t, bytes_v.type))
+        like = bytes_v.type
+        assert isinstance(like, MemRefType)  # a byte buffer
+        v = memref.ViewOp(bytes_v, _index(into, off), [], _typed(t, like))
         v.results[0].name_hint = hint
         into.add_op(v)
         return v.results[0]
@@ -140,7 +148,7 @@ class _Lowering:
             if r in dest:
                 bytes_v, typed = dest.pop(r)
             else:
-                bytes_v, typed = self.alloc(into, r.type, r.name_hint, o)
+                bytes_v, typed = self.alloc(into, _tensor(r.type), r.name_hint, o)
             self.bind(r, typed, bytes_v)
             outs.append(typed)
         args = [self.env[v] for v in o.inputs] + outs
@@ -172,8 +180,8 @@ class _Lowering:
         assert isinstance(t, TensorType)
         if any(d == 0 for d in t.get_shape()):
             raise MemoptError("lower-to-memref: the condition has no elements", o)
-        zero = _index(into, 0) if t.get_shape() else None
-        load = memref.LoadOp.get(self.env[o.cond], [zero] * len(t.get_shape()))
+        shape = t.get_shape()
+        load = memref.LoadOp.get(self.env[o.cond], [_index(into, 0)] * len(shape) if shape else [])
         into.add_op(load)
         e = t.element_type
         if isinstance(e, IntegerType) and e.width.data == 1:
@@ -191,7 +199,7 @@ class _Lowering:
 
     def if_(self, o: IfOp, into: Block) -> None:
         cond = self.condition(o, into)
-        results = [self.alloc(into, r.type, r.name_hint, o) for r in o.results]
+        results = [self.alloc(into, _tensor(r.type), r.name_hint, o) for r in o.results]
         regions = []
         for region in (o.then_region, o.else_region):
             block = Block()
@@ -218,14 +226,16 @@ class _Lowering:
 
     def loop(self, o: LoopOp, into: Block) -> None:
         body_old = o.body.blocks[0]
-        carried = [self.alloc(into, a.type, a.name_hint, o) for a in body_old.args]
+        carried = [self.alloc(into, _tensor(a.type), a.name_hint, o) for a in body_old.args]
         for v, (_, typed) in zip(o.init, carried):
             into.add_op(memref.CopyOp(self.env[v], typed))
         body = Block(arg_types=[IndexType()])
         for a, (bytes_v, typed) in zip(body_old.args, carried):
             self.bind(a, typed, bytes_v)
         self.block(body_old, body, {})
-        yielded = list(body_old.last_op.operands)
+        terminator = body_old.last_op
+        assert terminator is not None  # a loop body ends in its yield
+        yielded = list(terminator.operands)
         carry_bytes = {b for b, _ in carried}
         sources: list[SSAValue | None] = []
         for k, v in enumerate(yielded):
@@ -233,7 +243,7 @@ class _Lowering:
                 sources.append(None)  # carried unchanged
             elif self.base[v][0] in carry_bytes:
                 # It reads a carried buffer an earlier copy may overwrite: take a copy first.
-                _, tmp = self.alloc(body, v.type, f"{v.name_hint or 'carried'}.next", o)
+                _, tmp = self.alloc(body, _tensor(v.type), f"{v.name_hint or 'carried'}.next", o)
                 body.add_op(memref.CopyOp(self.env[v], tmp))
                 sources.append(tmp)
             else:
@@ -261,7 +271,7 @@ def _insert_deallocs(f: func.FuncOp) -> None:
     including uses nested in that op's regions)."""
     allocs = [op for op in walk(f.body) if isinstance(op, memref.AllocOp)]
     index: dict[Operation, int] = {}
-    for block in {id(a.parent_block()): a.parent_block() for a in allocs}.values():
+    for block in {id(b): b for a in allocs if (b := a.parent_block()) is not None}.values():
         for k, op in enumerate(block.ops):
             index[op] = k
     users: dict[SSAValue, list[Operation]] = {}
@@ -271,7 +281,8 @@ def _insert_deallocs(f: func.FuncOp) -> None:
                 users.setdefault(_root(v), []).append(op)
     for a in allocs:
         home = a.parent_block()
-        last = a
+        assert home is not None  # an alloc of the function body
+        last: Operation = a
         for user in users.get(a.results[0], []):
             top = home.find_ancestor_op_in_block(user)
             assert top is not None  # an alloc dominates its users: every one is in its block
@@ -322,11 +333,13 @@ def _lower_function(f: func.FuncOp, low: _Lowering) -> None:
     old = f.body.blocks[0]
     ret = old.last_op
     assert isinstance(ret, func.ReturnOp)
-    ins_t = list(f.function_type.inputs.data)
-    outs_t = list(f.function_type.outputs.data)
-    for t in ins_t + outs_t:
+    types = [*f.function_type.inputs.data, *f.function_type.outputs.data]
+    for t in types:
         if not isinstance(t, TensorType):
             raise MemoptError(f"lower-to-memref: function types must be tensors, got {t}", f)
+    tensors = [t for t in types if isinstance(t, TensorType)]  # all of them
+    n_in = len(f.function_type.inputs.data)
+    ins_t, outs_t = tensors[:n_in], tensors[n_in:]
     new = Block(arg_types=[_bytes_type(byte_size(t)) for t in ins_t + outs_t])
     for k, (a, t) in enumerate(zip(old.args, ins_t)):
         new.args[k].name_hint = a.name_hint
