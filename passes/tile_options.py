@@ -27,6 +27,7 @@ terms. The choice takes those last, when nothing held on chip fits.
 from __future__ import annotations
 
 import bisect
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -45,7 +46,7 @@ from memopt.passes.tile_rewrite import Spec as _Spec, activations, hw_axes as _h
 from memopt.planning.bounds import inplace_live_profile
 from memopt.planning.latency import Target
 from memopt.planning.tile_choice import Option
-from memopt.planning.tiling import hull, receptive, split
+from memopt.planning.tiling import Window, hull, receptive, split
 
 PARTS = (1, 2, 3, 4, 6, 8)
 """Patches along one axis the options try (grids are every pair but 1x1)."""
@@ -214,11 +215,12 @@ class _Search:
                 self.price(a, b, model, len(members) - count, whole)
 
     def _top(self, op: Operation) -> Operation:
-        while op.parent_op() is not None and op.parent_block() is not self.ops[0].parent_block():
-            op = op.parent_op()  # type: ignore[assignment]
+        home = self.ops[0].parent_block()
+        while (parent := op.parent_op()) is not None and op.parent_block() is not home:
+            op = parent
         return op
 
-    def background(self, a: int, b: int, replaced: list[Operation], off_chip: list[SSAValue] = ()) -> int:
+    def background(self, a: int, b: int, replaced: Sequence[Operation], off_chip: Sequence[SSAValue] = ()) -> int:
         """Bytes live at some step of ops ``a..b`` untiled, less the results of ``replaced`` and
         the values ``off_chip`` (streamed: not on chip across the run)."""
         num = self.lf.numbering
@@ -375,18 +377,18 @@ class _RunModel:
 
     def __init__(self, search: _Search, order: list[Operation]):
         self.s, self.order = search, order
-        self.pos = {op.results[0]: q for q, op in enumerate(order)}
+        self.pos: dict[SSAValue, int] = {op.results[0]: q for q, op in enumerate(order)}
         self.readers: dict[SSAValue, list[int]] = {}
         for q, op in enumerate(order):
-            for k in search.specs[op].spatial:  # type: ignore[union-attr]
+            for k in self.spec(op).spatial:
                 v = op.operands[k]
                 if q not in self.readers.setdefault(v, []):
                     self.readers[v].append(q)
-        self.cache: dict[tuple[int, int], tuple[np.ndarray, dict]] = {}
-        self.terms: dict[tuple[int, bool], tuple] = {}
+        self.cache: dict[tuple[int, int], np.ndarray] = {}
+        self.terms: dict[tuple[int, bool, frozenset], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         self.read_col: dict[tuple[int, int], int] = {}
         for q, op in enumerate(order):
-            for k in search.specs[op].spatial:  # type: ignore[union-attr]
+            for k in self.spec(op).spatial:
                 self.read_col[(q, k)] = len(order) + len(self.read_col)
         self.stripe_col: dict[SSAValue, int] = {}
         for v in self.readers:
@@ -400,6 +402,13 @@ class _RunModel:
             cost.append((op.cost.value.data if isinstance(op, ComputeOp) and op.cost is not None else 0) / cells)
         self.cost_per_cell = np.array(cost, np.float64)
 
+
+    def spec(self, op: Operation) -> _Spec:
+        """How ``op``, a member of the run, reads its inputs (every member has one: the run
+        was found over ops with a spec)."""
+        spec = self.s.specs[op]
+        assert spec is not None
+        return spec
     def lengths(self, axis: int, parts: int) -> np.ndarray:
         """Per patch along ``axis`` (of ``parts``), the cells of each term column: each member's
         result (column ``q``), then each (member, operand) read (column ``self.read_col``)."""
@@ -412,16 +421,16 @@ class _RunModel:
             n = len(order)
             lens = np.zeros((parts, n + len(self.read_col) + len(self.stripe_col)), np.int64)
             for p, iv in enumerate(split(_shape(out)[ax], parts)):
-                need = {out: iv}
+                need: dict[SSAValue, tuple[int, int]] = {out: iv}
                 for q in range(n - 1, -1, -1):
                     op = order[q]
                     got = need[op.results[0]]
                     lens[p, q] = got[1] - got[0]
-                    spec = s.specs[op]
-                    for k in spec.spatial:  # type: ignore[union-attr]
+                    spec = self.spec(op)
+                    for k in spec.spatial:
                         v = op.operands[k]
                         v_ax = value_hw(v, s.h, s.w)[axis]
-                        cells = receptive(spec.windows[axis], got, _shape(v)[v_ax]).cells  # type: ignore[union-attr]
+                        cells = receptive(spec.windows[axis], got, _shape(v)[v_ax]).cells
                         lens[p, self.read_col[(q, k)]] = cells[1] - cells[0]
                         need[v] = hull(need.get(v), cells)
                 for v, col in self.stripe_col.items():  # a streamed stripe: the rows needed, whole rows
@@ -444,9 +453,9 @@ class _RunModel:
         key = (off, copies, streamed)
         if key in self.terms:
             return self.terms[key]
-        s, order = self.s, self.order
+        order = self.order
         n = len(order)
-        terms: list[tuple[tuple, int, int, int]] = []
+        terms: list[tuple[int, int, int, int]] = []
         for q in range(off, n):
             op = order[q]
             v = op.results[0]
@@ -454,17 +463,18 @@ class _RunModel:
             readers = self.readers.get(v, [])
             end = n if q == n - 1 or not readers else max(readers)
             terms.append((q, per_cell, q, end))
-            spec = s.specs[op]
+            spec = self.spec(op)
             hints = op.inplace_indices() if isinstance(op, ComputeOp) else ()
-            for k in spec.spatial:  # type: ignore[union-attr]
+            first = spec.windows[0]
+            for k in spec.spatial:
                 u = op.operands[k]
                 u_cell = self.cell_bytes(u)
                 member = self.pos.get(u, -1) >= off
                 single = len(self.readers.get(u, [])) == 1
                 if copies and not (member and single):
                     terms.append((self.read_col[(q, k)], u_cell, q, q))
-                if (hints and hints[0] == k and member and single and spec.windows[0].span == 1  # type: ignore[union-attr]
-                        and spec.windows[0].begin == 0 and u_cell == per_cell):
+                if (hints and hints[0] == k and member and single and isinstance(first, Window) and first.span == 1
+                        and first.begin == 0 and u_cell == per_cell):
                     terms.append((q, -per_cell, q, q))
         for v in streamed:
             readers = [q for q in self.readers[v] if q >= off]
