@@ -9,6 +9,7 @@ access: a plan that lets another buffer overwrite a tag in flight is caught at t
 
 from __future__ import annotations
 
+from xdsl.dialects import memref
 from xdsl.ir import Operation
 
 from memopt.diagnostics import MemoptError
@@ -42,6 +43,7 @@ def tag_key(tag: Ref, idx: tuple) -> tuple:
 
 @compiles("memref.dma_start")
 def dma_start(c: Compiler, op: Operation):
+    assert isinstance(op, memref.DmaStartOp)  # registered under its name (memopt's parsed form subclasses it)
     src, dst, tag, num = c.slot(op.src), c.slot(op.dest), c.slot(op.tag), c.slot(op.num_elements)
     src_idx, dst_idx, tag_idx = c.slots_of(op.src_indices), c.slots_of(op.dest_indices), c.slots_of(op.tag_indices)
 
@@ -63,6 +65,7 @@ def dma_start(c: Compiler, op: Operation):
 
 @compiles("memref.dma_wait")
 def dma_wait(c: Compiler, op: Operation):
+    assert isinstance(op, memref.DmaWaitOp)  # registered under its name (memopt's parsed form subclasses it)
     tag, tag_idx = c.slot(op.tag), c.slots_of(op.tag_indices)
 
     def step(m: Machine, frame, op=op):
