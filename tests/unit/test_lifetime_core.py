@@ -15,7 +15,7 @@ from memopt.dialects.memopt import ComputeOp, IfOp, LoopOp
 from memopt.dialects.walk import walk
 from memopt.passes.lifetime import MEMOPT
 from memopt.diagnostics import MemoptError
-from memopt.passes.lifetime_core import ACCESS, Flavour, Origins, Tracer, Use, UseSteps, if_spans, number_ops
+from memopt.passes.lifetime_core import ACCESS, Flavour, Origins, Tracer, Use, UseSteps, aliases, if_spans, number_ops
 
 LOOPS = Path(__file__).parents[1] / "filecheck" / "control-flow" / "loops.mlir"
 """A loop holding an if, then an if holding a loop; its comment numbers the joint steps by hand."""
@@ -202,3 +202,18 @@ def test_origins_read_the_hand_on_rule_backwards():
     assert origins.of(other.results[0]) == {b.results[0]}
     assert origins.of(read.results[0]) == {read.results[0]}
     assert origins.of(loop.results[0]) == {a.results[0]}
+
+
+def test_aliases_read_the_hand_on_rule_forwards():
+    a = _op("def")
+    v = _op("view", a.results[0])
+    read = _op("read", v.results[0])  # an access: what it makes is not the buffer
+    branch = _op("branch", body=[_op("out", v.results[0], results=0)])
+    loop = _op("loop", body=[_op("yield", a.results[0], results=0)])
+    _, block = _tracer(a, v, read, branch, loop)
+    flavour = Tagged()
+    assert aliases(a.results[0], flavour) == {a.results[0], v.results[0]}  # views only
+    every = aliases(a.results[0], flavour, through_yields=True)
+    assert every == {a.results[0], v.results[0], branch.results[0], loop.results[0]}
+    origins = Origins(block, flavour)
+    assert all(origins.of(x) == {a.results[0]} for x in every)  # the same uses, read backwards
