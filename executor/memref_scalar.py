@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from xdsl.dialects import arith
@@ -76,19 +77,19 @@ def _ceildiv(a, b):
     return np.floor_divide(a, b) + (np.remainder(a, b) != 0).astype(np.asarray(a).dtype)
 
 
-_SIGNED = {
+_SIGNED: dict[str, Callable[..., Any]] = {
     "arith.addi": np.add, "arith.subi": np.subtract, "arith.muli": np.multiply,
     "arith.divsi": _divsi, "arith.ceildivsi": _ceildiv, "arith.floordivsi": np.floor_divide,
     "arith.remsi": np.fmod, "arith.maxsi": np.maximum, "arith.minsi": np.minimum,
     "arith.shrsi": np.right_shift, "math.absi": np.abs,
 }
-_UNSIGNED = {
+_UNSIGNED: dict[str, Callable[..., Any]] = {
     "arith.divui": np.floor_divide, "arith.ceildivui": _ceildiv, "arith.remui": np.remainder,
     "arith.maxui": np.maximum, "arith.minui": np.minimum, "arith.shrui": np.right_shift,
     "arith.andi": np.bitwise_and, "arith.ori": np.bitwise_or, "arith.xori": np.bitwise_xor,
     "arith.shli": np.left_shift,
 }
-_PY_INDEX = {
+_PY_INDEX: dict[str, Callable[..., Any]] = {
     "arith.addi": lambda a, b: a + b, "arith.subi": lambda a, b: a - b, "arith.muli": lambda a, b: a * b,
     "arith.floordivsi": lambda a, b: a // b, "arith.maxsi": max, "arith.minsi": min,
     "arith.remui": lambda a, b: a % b if a >= 0 and b > 0 else None,
@@ -147,6 +148,7 @@ _PY_CMP = {"eq": int.__eq__, "ne": int.__ne__, "slt": int.__lt__, "sle": int.__l
 
 
 def _cmpi(op: Operation) -> ScalarFn:
+    assert isinstance(op, arith.CmpiOp)  # chosen by its name
     pred = arith.CMPI_COMPARISON_OPERATIONS[op.predicate.value.data]
     dt = _operand_dtype(op, 0)
     cmp, read = _CMPI[pred]
@@ -196,7 +198,7 @@ def _one(x):
     return np.ones((), np.asarray(x).dtype)
 
 
-_FLOAT = {
+_FLOAT: dict[str, Callable[..., Any]] = {
     "arith.addf": np.add, "arith.subf": np.subtract, "arith.mulf": np.multiply, "arith.divf": np.divide,
     "arith.remf": np.fmod, "arith.negf": np.negative, "arith.maximumf": maximumf, "arith.minimumf": minimumf,
     "arith.maxnumf": np.fmax, "arith.minnumf": np.fmin,
@@ -219,6 +221,7 @@ _CMPF = {
 
 
 def _cmpf(op: Operation) -> ScalarFn:
+    assert isinstance(op, arith.CmpfOp)  # chosen by its name
     pred = arith.CMPF_COMPARISON_OPERATIONS[op.predicate.value.data]
 
     def f(a, b):
@@ -301,6 +304,7 @@ def _bitcast(src_t: Attribute, dst_t: Attribute) -> ScalarFn:
 def constant_value(value: Attribute, t: Attribute):
     """The value of an ``arith.constant`` of scalar type ``t``."""
     if isinstance(t, IndexType):
+        assert isinstance(value, IntegerAttr)  # what an index constant holds
         return int(value.value.data)
     e = elem_of(t)
     if isinstance(value, IntegerAttr):
@@ -310,8 +314,8 @@ def constant_value(value: Attribute, t: Attribute):
         bits = e.value.itemsize * 8
         return e.value.type((v + (1 << (bits - 1))) % (1 << bits) - (1 << (bits - 1)))
     if isinstance(value, FloatAttr):
-        v = np.asarray(value.value.data).astype(e.value)
-        return (round_bf16(v) if e.name == "bf16" else v)[()]
+        arr = np.asarray(value.value.data).astype(e.value)
+        return (round_bf16(arr) if e.name == "bf16" else arr)[()]
     raise Unsupported(f"constant {value} of type {t} (only scalar constants execute)")
 
 
@@ -341,6 +345,7 @@ def scalar_function(op: Operation) -> ScalarFn | None:
         return _cmpf(op)
     rt = op.results[0].type
     if name == "arith.constant":
+        assert isinstance(op, arith.ConstantOp)  # chosen by its name
         value = constant_value(op.value, rt)
         return lambda: value
     e = elem_of(rt)
