@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+from xdsl.dialects import affine
+from xdsl.dialects.builtin import AffineMapAttr
 from xdsl.ir import Operation
 from xdsl.ir.affine import AffineConstraintKind, AffineMap
 
@@ -26,6 +28,7 @@ def map_of(op: Operation, key: str = "map") -> AffineMap:
     attr = op.properties.get(key) or op.attributes.get(key)
     if attr is None:
         raise MemoptError(f"'{op.name}' without its '{key}' (print it in generic form)", op)
+    assert isinstance(attr, AffineMapAttr)  # the op verified its map
     return attr.data
 
 
@@ -50,7 +53,7 @@ def affine_min_max(c: Compiler, op: Operation):
     return step
 
 
-def index_function(c: Compiler, op: Operation) -> Callable[[list], tuple]:
+def index_function(c: Compiler, op: affine.LoadOp | affine.StoreOp) -> Callable[[list], tuple]:
     slots = c.slots_of(op.indices)
     amap = op.map.data if op.map is not None else AffineMap.identity(len(slots))
     return map_function(amap, slots)
@@ -58,6 +61,7 @@ def index_function(c: Compiler, op: Operation) -> Callable[[list], tuple]:
 
 @compiles("affine.load")
 def affine_load(c: Compiler, op: Operation):
+    assert isinstance(op, affine.LoadOp)  # registered under its name
     a, idx, r = c.slot(op.memref), index_function(c, op), c.slot(op.results[0])
 
     def step(m: Machine, frame, op=op):
@@ -67,6 +71,7 @@ def affine_load(c: Compiler, op: Operation):
 
 @compiles("affine.store")
 def affine_store(c: Compiler, op: Operation):
+    assert isinstance(op, affine.StoreOp)  # registered under its name
     a, v, idx = c.slot(op.memref), c.slot(op.value), index_function(c, op)
 
     def step(m: Machine, frame, op=op):
@@ -76,15 +81,18 @@ def affine_store(c: Compiler, op: Operation):
 
 @compiles("affine.for")
 def affine_for(c: Compiler, op: Operation):
+    assert isinstance(op, affine.ForOp)  # registered under its name
     return vectorised(c, op, lambda: affine_for_step(c, op))
 
 
-def affine_for_step(c: Compiler, op: Operation):
+def affine_for_step(c: Compiler, op: affine.ForOp):
     """The loop run iteration by iteration."""
     lbs = map_function(op.lowerBoundMap.data, c.slots_of(op.lowerBoundOperands))
     ubs = map_function(op.upperBoundMap.data, c.slots_of(op.upperBoundOperands))
     step_size = op.step.value.data
-    run = loop_runner(c, op, op.body.blocks.first, op.inits, op.results)
+    body = op.body.blocks.first
+    assert body is not None  # the op verified its body
+    run = loop_runner(c, op, body, op.inits, op.results)
 
     def step(m: Machine, frame, op=op):
         lb, ub = int(max(lbs(frame))), int(min(ubs(frame)))
@@ -94,6 +102,7 @@ def affine_for_step(c: Compiler, op: Operation):
 
 @compiles("affine.if")
 def affine_if(c: Compiler, op: Operation):
+    assert isinstance(op, affine.IfOp)  # registered under its name
     cset = op.condition.data
     names = [f"f[{s}]" for s in c.slots_of(op.operands)]
     dims, syms = names[:cset.num_dims], names[cset.num_dims:]
