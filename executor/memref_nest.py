@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.dialects import affine, arith, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
 
 from memopt.diagnostics import MemoptError
@@ -86,11 +86,17 @@ def raise_nest(c: Compiler, op: Operation) -> Nest | None:
         return None
 
 
+def _loop_body(loop: Operation) -> Block:
+    """A loop's body block (a verified loop has one)."""
+    body = loop.regions[0].blocks.first
+    assert body is not None
+    return body
+
+
 def _perfect(op: Operation) -> list[Operation]:
     loops = [op]
     while True:
-        body = loops[-1].regions[0].blocks.first
-        ops = list(body.ops)
+        ops = list(_loop_body(loops[-1]).ops)
         if _loop(loops[-1]) is None:
             raise _NotANest
         if len(ops) == 2 and ops[0].name in ("scf.for", "affine.for"):
@@ -110,8 +116,8 @@ def _loop(op: Operation):
 
 def _raise(c: Compiler, op: Operation) -> Nest:
     loops = _perfect(op)
-    inner = loops[-1].regions[0].blocks.first
-    ivs = [lp.regions[0].blocks.first.args[0] for lp in loops]
+    inner = _loop_body(loops[-1])
+    ivs: list[SSAValue] = [_loop_body(lp).args[0] for lp in loops]
     if any(v in ivs for lp in loops for v in _loop(lp)):
         raise _NotANest  # a bound depending on an outer loop: not a box
     trace = _Indices(ivs)
@@ -182,6 +188,7 @@ class _Indices:
     def note(self, op: Operation) -> None:
         """Record the expression of an index computed in the body (apply, add, mul, sub)."""
         if op.name == "affine.apply":
+            assert isinstance(op, affine.ApplyOp)  # chosen by its name
             amap = op.map.data
             args = [self.of(v) for v in op.operands]
             self.exprs[op.results[0]] = amap.results[0].replace_dims_and_symbols(
@@ -196,7 +203,7 @@ class _Indices:
     def of_access(self, op: Operation) -> tuple[AffineExpr, ...]:
         indices = op.operands[2:] if op.name.endswith("store") else op.operands[1:]
         args = [self.of(v) for v in indices]
-        if op.name.startswith("affine.") and op.map is not None:
+        if isinstance(op, (affine.LoadOp, affine.StoreOp)) and op.map is not None:
             amap = op.map.data
             return tuple(e.replace_dims_and_symbols(args[:amap.num_dims], args[amap.num_dims:]) for e in amap.results)
         return tuple(args)
@@ -214,8 +221,8 @@ def _check_accesses(loads: list[Access], stores: list[Access], order: list[Opera
             raise _NotANest
         stored[s.memref] = s
     for ld in loads:
-        s = stored.get(ld.memref)
-        if s is not None and (ld.exprs != s.exprs or order.index(ld.op) > order.index(s.op)):
+        st = stored.get(ld.memref)
+        if st is not None and (ld.exprs != st.exprs or order.index(ld.op) > order.index(st.op)):
             raise _NotANest
 
 
@@ -249,6 +256,7 @@ def _bounds(c: Compiler, loop: Operation):
                 raise MemoptError(f"scf.for with step {s} (must be positive)", loop)
             return range(int(frame[lb]), int(frame[ub]), s)
         return scf_range
+    assert isinstance(loop, affine.ForOp)  # a nest's loops are scf.for or affine.for
     lbs = map_function(loop.lowerBoundMap.data, c.slots_of(loop.lowerBoundOperands))
     ubs = map_function(loop.upperBoundMap.data, c.slots_of(loop.upperBoundOperands))
     step = loop.step.value.data
@@ -325,7 +333,10 @@ def _output_region(ref: Ref, exprs: tuple[AffineExpr, ...], boxes: list[range], 
 
 def _inputs(m: Machine, nest: Nest, refs: dict, place, boxes: list[range], op: Operation):
     """Each distinct (memref, indices) loaded, read over the box its indices reach."""
-    inputs, maps, arg_of, seen = [], [], {}, {}
+    inputs: list[np.ndarray] = []
+    maps: list[AffineMap] = []
+    arg_of: dict[int, int] = {}
+    seen: dict[tuple, int] = {}
     accumulated = nest.accumulated
     for ld in nest.loads:
         if ld.memref in accumulated:
