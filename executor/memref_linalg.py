@@ -16,7 +16,9 @@ over an input the op is still reading clobbers it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import Enum
+from typing import TypeVar
 
 import numpy as np
 from xdsl.dialects.builtin import (
@@ -24,6 +26,7 @@ from xdsl.dialects.builtin import (
     UnregisteredAttr,
 )
 from xdsl.ir import Attribute, Operation
+from xdsl.ir.affine import AffineMap
 
 from memopt.diagnostics import MemoptError
 from memopt.dialects.structured import StructuredOp
@@ -37,6 +40,7 @@ from .memref_program import compiles
 from .memref_values import Ref
 
 REGION_KINDS = ("generic", "map", "reduce")
+Item = TypeVar("Item")
 
 
 def plain(attr: Attribute):
@@ -56,8 +60,9 @@ def plain(attr: Attribute):
         return attr.data
     if isinstance(attr, UnregisteredAttr):
         return str(attr.value.data).strip("<>\"")
-    if isinstance(getattr(attr, "data", None), Enum):
-        return attr.data.value
+    data = getattr(attr, "data", None)
+    if isinstance(data, Enum):
+        return data.value
     return attr
 
 
@@ -110,15 +115,24 @@ def semantics(c: Compiler, op: StructuredOp):
     if kind == "map" and body is not None:
         return lambda m, frame, ins, outs: sem.run_map(ins, outs, body_function(m, c, body, frame))
     if kind == "reduce" and body is not None:
-        dims = attrs.get("dimensions", ())
+        dims = _listed(attrs.get("dimensions", ()), int, "dimensions", op)
         return lambda m, frame, ins, outs: sem.run_reduce(ins, outs, dims, body_function(m, c, body, frame))
     generic = kind == "generic" or (not sem.known_named(kind) and "indexing_maps" in attrs and "iterator_types" in attrs)
     if generic and body is not None:
-        maps, kinds = attrs["indexing_maps"], attrs["iterator_types"]
+        maps = _listed(attrs["indexing_maps"], AffineMap, "indexing_maps", op)
+        kinds = _listed(attrs["iterator_types"], str, "iterator_types", op)
         return lambda m, frame, ins, outs: sem.run_generic(maps, kinds, ins, outs, body_function(m, c, body, frame))
     if sem.known_named(kind):
         return lambda m, frame, ins, outs: sem.run_named(kind, ins, outs, attrs)
     raise MemoptError(f"cannot execute '{op.name}': no semantics known for it and no body to evaluate", op)
+
+
+def _listed(value: object, kind: type[Item], name: str, op: Operation) -> Sequence[Item]:
+    """``value``, an attribute read plain (:func:`plain`: a list or a tuple), as the sequence of
+    ``kind`` it must be; a located error when it is not one."""
+    if isinstance(value, (list, tuple)) and all(isinstance(v, kind) for v in value):
+        return value
+    raise MemoptError(f"cannot execute '{op.name}': its {name} {value!r} is not a list of {kind.__name__}", op)
 
 
 @compiles("linalg.*")
