@@ -20,6 +20,7 @@ from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, MemRefType
 from xdsl.ir import Operation
 
 from memopt.diagnostics import MemoptError
+from memopt.dialects.ownership import DeallocOp
 from memopt.dialects.walk import walk
 
 from .core import Compiler
@@ -60,6 +61,7 @@ def fresh(m: Machine, sizes, elem, name: str, op: Operation, arena: bool = False
 
 @compiles("memref.alloc", "memref.alloca")
 def alloc(c: Compiler, op: Operation):
+    assert isinstance(op, (memref.AllocOp, memref.AllocaOp))  # registered under their names
     t = memref_type(op.results[0], op)
     elem, shape = elem_for(t, op), list(t.get_shape())
     dyn, r, name = c.slots_of(op.operands[: len(op.dynamic_sizes)]), c.slot(op.results[0]), c.name(op.results[0])
@@ -87,6 +89,7 @@ def clone(c: Compiler, op: Operation):
 
 @compiles("memref.get_global")
 def get_global(c: Compiler, op: Operation):
+    assert isinstance(op, memref.GetGlobalOp)  # registered under its name
     key, r = op.name_.root_reference.data, c.slot(op.results[0])
     decl = _global_decl(c, key)
 
@@ -127,7 +130,7 @@ def dense_values(init: DenseIntOrFPElementsAttr, elem, count: int) -> np.ndarray
     """The elements of a dense attribute (a splat repeated) as values of ``elem``."""
     if elem.name in ("i1", "bf16"):
         vals = np.asarray(init.get_values(), dtype=np.float32 if elem.name == "bf16" else np.int64)
-        vals = (vals & 1).astype(np.bool_) if elem.name == "i1" else vals
+        vals = np.bitwise_and(vals, 1).astype(np.bool_) if elem.name == "i1" else vals
     else:
         vals = np.frombuffer(init.data.data, dtype=elem.storage)
     if vals.size == 1 and count != 1:
@@ -150,6 +153,7 @@ def sample_values(rng: np.random.Generator, elem, count: int) -> np.ndarray:
 
 @compiles("memref.view")
 def view(c: Compiler, op: Operation):
+    assert isinstance(op, memref.ViewOp)  # registered under its name
     t = memref_type(op.results[0], op)
     elem, shape = elem_for(t, op), list(t.get_shape())
     a, shift_slot, dyn = c.slot(op.source), c.slot(op.byte_shift), c.slots_of(op.sizes)
@@ -177,6 +181,7 @@ def view(c: Compiler, op: Operation):
 
 @compiles("memref.subview")
 def subview(c: Compiler, op: Operation):
+    assert isinstance(op, memref.SubviewOp)  # registered under its name
     static = [list(x.get_values()) for x in (op.static_offsets, op.static_sizes, op.static_strides)]
     dyn = [c.slots_of(x) for x in (op.offsets, op.sizes, op.strides)]
     keep = rank_reduction(static[1], list(memref_type(op.results[0], op).get_shape()), op)
@@ -219,6 +224,7 @@ def rank_reduction(sizes: list[int], result_shape: list[int], op: Operation) -> 
 
 @compiles("memref.reinterpret_cast")
 def reinterpret_cast(c: Compiler, op: Operation):
+    assert isinstance(op, memref.ReinterpretCastOp)  # registered under its name
     static = [list(x.get_values()) for x in (op.static_offsets, op.static_sizes, op.static_strides)]
     dyn = [c.slots_of(x) for x in (op.offsets, op.sizes, op.strides)]
     a, r = c.slot(op.source), c.slot(op.results[0])
@@ -245,6 +251,7 @@ def same_bytes(c: Compiler, op: Operation):
 
 @compiles("memref.expand_shape")
 def expand_shape(c: Compiler, op: Operation):
+    assert isinstance(op, memref.ExpandShapeOp)  # registered under its name
     static = list(op.static_output_shape.get_values()) if op.static_output_shape is not None \
         else list(memref_type(op.results[0], op).get_shape())
     dyn, groups = c.slots_of(op.output_shape), _groups(op)
@@ -266,6 +273,7 @@ def expand_shape(c: Compiler, op: Operation):
 
 @compiles("memref.collapse_shape")
 def collapse_shape(c: Compiler, op: Operation):
+    assert isinstance(op, memref.CollapseShapeOp)  # registered under its name
     groups, a, r = _groups(op), c.slot(op.operands[0]), c.slot(op.results[0])
 
     def step(m: Machine, frame, op=op):
@@ -283,7 +291,7 @@ def collapse_shape(c: Compiler, op: Operation):
     return step
 
 
-def _groups(op: Operation) -> list[list[int]]:
+def _groups(op: memref.CollapseShapeOp | memref.ExpandShapeOp) -> list[list[int]]:
     return [[int(x.value.data) for x in g.data] for g in op.reassociation.data]
 
 
@@ -361,7 +369,9 @@ def load(m: Machine, ref: Ref, idx: tuple, op: Operation):
     if sh is not None and sh[idx].tobytes() != ref.expect:
         stamps = sh[idx]
         m.bad_read(ref, op, stamps.reshape((1,) * len(idx) + stamps.shape), idx)
-    v = ref.arr[idx]
+    arr = ref.arr
+    assert arr is not None  # element() refused a view without elements (out of its storage)
+    v = arr[idx]
     name = ref.elem.name
     if name == "index":
         return int(v)
@@ -379,6 +389,7 @@ def store(m: Machine, ref: Ref, idx: tuple, value, op: Operation) -> None:
     if st.constant:
         raise MemoptError(f"buffer '{ref.name}' is a constant global: it cannot be written", op)
     arr = ref.arr
+    assert arr is not None  # element() refused a view without elements (out of its storage)
     arr[idx] = ref.elem.encode(value) if ref.elem.name == "bf16" else value
     if ref.sh is not None:
         ref.sh[idx] = ref.owner
@@ -397,6 +408,7 @@ def memref_load(c: Compiler, op: Operation):
 
 @compiles("memref.store")
 def memref_store(c: Compiler, op: Operation):
+    assert isinstance(op, memref.StoreOp)  # registered under its name
     if isinstance(op.value.type, MemRefType):
         raise MemoptError("cannot execute a memref stored into a memref", op)
     v, a, idx = c.slot(op.operands[0]), c.slot(op.operands[1]), c.slots_of(op.operands[2:])
@@ -439,6 +451,7 @@ def dealloc(c: Compiler, op: Operation):
 
 @compiles("bufferization.dealloc")
 def ownership_dealloc(c: Compiler, op: Operation):
+    assert isinstance(op, DeallocOp)  # registered under its name (memopt's definition of it)
     refs, conds = c.slots_of(op.memrefs), c.slots_of(op.conditions)
     kept, rs = c.slots_of(op.retained), c.slots_of(op.results)
 
