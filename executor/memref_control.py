@@ -16,9 +16,10 @@ function of every byte read (:func:`memopt.executor.kernels.mix`).
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable, Iterable
 
 import numpy as np
-from xdsl.dialects import affine, arith, func, scf
+from xdsl.dialects import affine, arith, cf, func, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType
 from xdsl.ir import Block, Operation, Region
 
@@ -42,7 +43,7 @@ def region_runner(c: Compiler, region: Region):
     if not region.blocks:
         return lambda m, frame: []
     if len(region.blocks) == 1:
-        code = c.code(region.blocks.first)
+        code = c.code(_entry(region))
 
         def run_one(m: Machine, frame, args=()):
             m.run_block(code, frame, args)
@@ -51,8 +52,15 @@ def region_runner(c: Compiler, region: Region):
     return lambda m, frame, args=(): run_blocks(m, c, region, frame, args)
 
 
-def run_blocks(m: Machine, c: Compiler, region: Region, frame: list, args) -> list:
+def _entry(region: Region) -> Block:
+    """The entry block of a region that has blocks."""
     block = region.blocks.first
+    assert block is not None
+    return block
+
+
+def run_blocks(m: Machine, c: Compiler, region: Region, frame: list, args) -> list:
+    block = _entry(region)
     while True:
         code = c.code(block)
         term = m.run_block(code, frame, args)
@@ -60,8 +68,10 @@ def run_blocks(m: Machine, c: Compiler, region: Region, frame: list, args) -> li
             return []
         values = [frame[s] for s in code.yields]
         if term.name == "cf.br":
+            assert isinstance(term, cf.BranchOp)  # chosen by its name
             block, args = term.successor, values
         elif term.name == "cf.cond_br":
+            assert isinstance(term, cf.ConditionalBranchOp)  # chosen by its name
             take = bool(frame[c.slot(term.cond)])
             n = len(term.then_arguments)
             block = term.successors[0 if take else 1]
@@ -97,8 +107,10 @@ def constant_trips(op: Operation) -> int:
             return max(0, -(-(min(ubs) - max(lbs)) // op.step.value.data))
     if isinstance(op, scf.ForOp):
         bounds = [v.owner for v in (op.lb, op.ub, op.step)]
-        if all(isinstance(b, arith.ConstantOp) and isinstance(b.value, IntegerAttr) for b in bounds):
-            lb, ub, step = (b.value.value.data for b in bounds)
+        known = [b.value.value.data for b in bounds
+                 if isinstance(b, arith.ConstantOp) and isinstance(b.value, IntegerAttr)]
+        if len(known) == len(bounds):
+            lb, ub, step = known
             return max(0, -(-(ub - lb) // step)) if step > 0 else 1
     return 1
 
@@ -139,20 +151,21 @@ def loop_runner(c: Compiler, op: Operation, body: Block, inits, results):
 
 @compiles("scf.for")
 def scf_for(c: Compiler, op: Operation):
+    assert isinstance(op, scf.ForOp)  # registered under its name
     return vectorised(c, op, lambda: scf_for_step(c, op))
 
 
-def scf_for_step(c: Compiler, op: Operation):
+def scf_for_step(c: Compiler, op: scf.ForOp):
     """The loop run iteration by iteration."""
     lb, ub, st = c.slots_of((op.lb, op.ub, op.step))
-    run = loop_runner(c, op, op.body.blocks.first, op.iter_args, op.results)
+    run = loop_runner(c, op, _entry(op.body), op.iter_args, op.results)
     typed = not isinstance(op.lb.type, IndexType)
 
     def step(m: Machine, frame, op=op):
         a, b, s = int(frame[lb]), int(frame[ub]), int(frame[st])
         if s <= 0:
             raise MemoptError(f"scf.for with step {s} (must be positive)", op)
-        ivs = range(a, b, s)
+        ivs: Iterable[int | np.generic] = range(a, b, s)
         if typed:  # an integer-typed loop: its induction value is of that type
             dt = np.asarray(frame[lb]).dtype
             ivs = (dt.type(i) for i in ivs)
@@ -167,7 +180,7 @@ def vectorised(c: Compiler, op: Operation, iterated):
     nest = raise_nest(c, op)
     if nest is None:
         return iterated()
-    compiled = []
+    compiled: list[Callable[[Machine, list], object]] = []
 
     def fallback(m: Machine, frame) -> None:
         if not compiled:
@@ -178,7 +191,8 @@ def vectorised(c: Compiler, op: Operation, iterated):
 
 @compiles("scf.while")
 def scf_while(c: Compiler, op: Operation):
-    before, after = c.code(op.before_region.blocks.first), c.code(op.after_region.blocks.first)
+    assert isinstance(op, scf.WhileOp)  # registered under its name
+    before, after = c.code(_entry(op.before_region)), c.code(_entry(op.after_region))
     inits, results = c.slots_of(op.arguments), c.slots_of(op.results)
     cond = c.slot(before.term.condition)
 
@@ -199,11 +213,12 @@ def scf_while(c: Compiler, op: Operation):
 def scf_parallel(c: Compiler, op: Operation):
     """Its iterations one after the other, in index order: one schedule the parallel loop
     allows (buffers are never planned per parallel iteration, so no schedule shares them)."""
+    assert isinstance(op, scf.ParallelOp)  # registered under its name
     if op.results:
         raise MemoptError("cannot execute an scf.parallel with reductions", op)
     los, his, steps = c.slots_of(op.lowerBound), c.slots_of(op.upperBound), c.slots_of(op.step)
-    code = c.code(op.body.blocks.first)
-    cost = block_cost(c, op.body.blocks.first)
+    code = c.code(_entry(op.body))
+    cost = block_cost(c, _entry(op.body))
 
     def step(m: Machine, frame, op=op):
         ranges = [range(int(frame[a]), int(frame[b]), int(frame[s])) for a, b, s in zip(los, his, steps)]
@@ -223,6 +238,7 @@ def forced(m: Machine, natural: bool) -> bool:
 
 @compiles("scf.if")
 def scf_if(c: Compiler, op: Operation):
+    assert isinstance(op, scf.IfOp)  # registered under its name
     cond, results = c.slot(op.cond), c.slots_of(op.results)
     then, other = region_runner(c, op.true_region), region_runner(c, op.false_region)
 
@@ -234,6 +250,7 @@ def scf_if(c: Compiler, op: Operation):
 
 @compiles("scf.index_switch")
 def scf_index_switch(c: Compiler, op: Operation):
+    assert isinstance(op, scf.IndexSwitchOp)  # registered under its name
     cases = [int(x) for x in op.cases.get_values()]
     runners = [region_runner(c, r) for r in op.case_regions]
     default, arg, results = region_runner(c, op.default_region), c.slot(op.arg), c.slots_of(op.results)
@@ -259,6 +276,7 @@ def execute_region(c: Compiler, op: Operation):
 
 @compiles("cf.assert")
 def cf_assert(c: Compiler, op: Operation):
+    assert isinstance(op, cf.AssertOp)  # registered under its name
     a, msg = c.slot(op.arg), op.msg.data
 
     def step(m: Machine, frame, op=op):
@@ -271,6 +289,7 @@ def cf_assert(c: Compiler, op: Operation):
 
 @compiles("func.call")
 def call(c: Compiler, op: Operation):
+    assert isinstance(op, func.CallOp)  # registered under its name
     name = op.callee.root_reference.data
     callee = c.program.functions.get(name)
     if callee is None:
@@ -296,7 +315,7 @@ def call_body(m: Machine, f: func.FuncOp, args: list, op: Operation | None) -> l
         m.depth -= 1
 
 
-def kernel_step(c: Compiler, op: Operation, args: tuple[int, ...]):
+def kernel_step(c: Compiler, op: func.CallOp, args: tuple[int, ...]):
     """An external kernel: reads its leading memrefs, writes its last ``memopt.outs`` (1). The IR
     does not say which operands an external function reads: a leading memref holding bytes
     nothing wrote (in the unplanned run) is taken as one it writes first, not as a read of
@@ -309,12 +328,12 @@ def kernel_step(c: Compiler, op: Operation, args: tuple[int, ...]):
         raise MemoptError(f"cannot execute a call of declaration '@{name}' that returns values (only "
                           "out-parameter kernels run)", op)
     mems = [k for k, v in enumerate(op.arguments) if isinstance(v.type, MemRefType)]
-    n = op.attributes.get("memopt.outs")
-    n = n.value.data if isinstance(n, IntegerAttr) else 1
+    outs_attr = op.attributes.get("memopt.outs")
+    n = outs_attr.value.data if isinstance(outs_attr, IntegerAttr) else 1
     ins, outs = mems[: len(mems) - n], mems[len(mems) - n:]
-    kinds = {k: element_kind(op.arguments[k].type.element_type) for k in mems}
-    copies = op.attributes.get(REMAT_ATTR)
-    copies = copies.value.data if isinstance(copies, IntegerAttr) else None
+    kinds = {k: element_kind(t.element_type) for k, v in enumerate(op.arguments) if isinstance(t := v.type, MemRefType)}
+    remat = op.attributes.get(REMAT_ATTR)
+    copies = remat.value.data if isinstance(remat, IntegerAttr) else None
 
     def step(m: Machine, frame, op=op):
         unwritten = [k for k in ins if m.decide(not m.defined(frame[args[k]]))]
