@@ -203,6 +203,11 @@ class _Placed:
         else:
             self.end[k], self.lo[k], self.hi[k] = end, lo, hi
 
+    def unplace(self, i: int) -> None:
+        """Forget buffer ``i``: later fits no longer meet it."""
+        k = self._slot_l[i]
+        (self.l_end if self._is_long_l[i] else self.end)[k] = NONE
+
     def place_many(self, ids: np.ndarray, ends: np.ndarray, offsets: np.ndarray, sizes: np.ndarray) -> None:
         lng = self.is_long[ids]
         for end, lo, hi, sel in ((self.end, self.lo, self.hi, ~lng), (self.l_end, self.l_lo, self.l_hi, lng)):
@@ -227,6 +232,12 @@ class _Placed:
 
     def lowest_fit(self, lo_k: int, hi_k: int, s: int, e: int, size: int, a: int) -> int:
         return _lowest_fit(*self.meeting(lo_k, hi_k, s, e), size, a)
+
+
+def placement_window(problem: Problem) -> _Placed:
+    """An empty window over ``problem``'s buffers: place buffers in it and ask the lowest fit
+    of another (what :mod:`.lowest_first` places with)."""
+    return _setup(problem).placed.fresh()
 
 
 def _unplaced(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

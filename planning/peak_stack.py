@@ -34,6 +34,7 @@ import numpy as np
 from .bounds import live_profile
 from .firstfit import first_fit, first_fit_work
 from .inplace import plan_with_inplace
+from .lowest_first import lowest_first
 from .problem import Problem, Solution, align_up
 from .skyline import skyline_offsets
 from .strategy import Strategy
@@ -77,6 +78,17 @@ WORK = 360_000_000
 """Work the strategy may spend, in :func:`first_fit_work` units (about three and a half
 seconds): every run :func:`runs` schedules up to several thousand buffers of a training trace,
 the first ones that fit the work on larger problems; the first run always."""
+
+LOWEST_RUNS = (("critical", "outward"), ("critical", "inward"), ("start", "inward"), ("end", "outward"))
+"""Lowest-first fills of the peak's stacks (:mod:`memopt.planning.lowest_first`, ``lowest-<sweep>``
+fills, ties broken by :meth:`_Peak.sweep`), run after every other run, in this order, while
+:data:`LOWEST_WORK` lasts. Why: where a side is as tight as the peak, first fit in any order
+fixed beforehand leaves holes near the stack that the side's later buffers needed; placing the
+buffer that can go lowest next fills each hole as the placement reaches it."""
+
+LOWEST_WORK = 1_000_000_000
+"""Work the lowest-first fills may spend together, in :func:`lowest_first`'s units (about a second
+and a half)."""
 
 PIVOTS = 5
 """How many steps are tried as the one stacked (:func:`pivot_steps`): the peak, then the next
@@ -133,7 +145,8 @@ def _ranks(values: np.ndarray) -> np.ndarray:
 def runs(problem: Problem) -> list[tuple[int, str, str]]:
     """(pivot step, stack, fill) triples to run: the peak's first five of :data:`RUNS`, the
     :data:`PIVOT_RUNS` of each other pivot, the peak's rest — the first always, each later one
-    when the rest of :data:`WORK` pays for it."""
+    when the rest of :data:`WORK` pays for it — then the peak's :data:`LOWEST_RUNS`, which
+    :func:`peak_stack_offsets` runs while their own work lasts."""
     n = len(problem)
     cost = {"first-fit": max(first_fit_work(problem), FIRST_FIT_FLOOR * n), "skyline": SKYLINE_WORK * n}
     peak, *others = pivot_steps(problem)
@@ -147,7 +160,7 @@ def runs(problem: Problem) -> list[tuple[int, str, str]]:
         if k == 0 or price <= left:
             left -= price
             out.append((t, stack, fill))
-    return out
+    return out + [(peak, stack, f"lowest-{sweep}") for stack, sweep in LOWEST_RUNS]
 
 
 class PeakStack(Strategy):
@@ -196,6 +209,17 @@ class _Peak:
         order = stack + rest[np.lexsort((rest, -self.sizes[rest], key))].tolist()
         return np.asarray(first_fit(self.problem, order), np.int64)
 
+    def sweep(self, direction: str) -> list[int]:
+        """The buffers off the pivot in a sweep over time, larger first at the same time:
+        ``inward`` from either end toward the pivot (the left side by start, the right by latest
+        end), ``outward`` from the pivot (the left side by latest end, the right by start)."""
+        rest, left = self.rest, self.left[self.rest]
+        if direction == "inward":
+            when = np.where(left, self.starts[rest], -self.ends[rest])
+        else:
+            when = np.where(left, -self.ends[rest], self.starts[rest])
+        return rest[np.lexsort((rest, -self.sizes[rest], when))].tolist()
+
     def stacked(self, stack: list[int]) -> np.ndarray:
         """Offsets with the stack's buffers one on top of the other (aligned), the rest at 0."""
         offsets = np.zeros(len(self.problem), np.int64)
@@ -209,24 +233,70 @@ class _Peak:
 
 def peak_stack_offsets(problem: Problem, runs: list[tuple[int, str, str]]) -> list[int]:
     """The lowest plan over ``runs`` ((pivot step, stack, fill) triples), each side of a pivot
-    taken from its lowest fill for that pivot and stack."""
-    best: tuple[int, list[int]] | None = None
-    for t in dict.fromkeys(t for t, _, _ in runs):
-        peak = _Peak(problem, t)
-        for order in dict.fromkeys(m for s, m, _ in runs if s == t):
-            stack = peak.stack(order)
-            stacked = peak.stacked(stack)
-            fills = []
-            for fill in (f for s, m, f in runs if s == t and m == order):
-                if fill.startswith("skyline-"):
-                    fills.append(_skyline_fill(peak, stacked, fill.removeprefix("skyline-")))
-                else:
-                    fills.append(peak.first_fit(stack, fill))
-            h, offsets = _combined(peak, stacked, fills)
+    taken from its lowest fill for that pivot and stack. The lowest-first fills run last, and
+    only while the plan is above the live bytes' peak and :data:`LOWEST_WORK` lasts (one that
+    would spend more is dropped, and so are the later ones)."""
+    plans = _Plans(problem, runs)
+    lowest = [r for r in runs if r[2].startswith("lowest-")]
+    for run in runs:
+        if run not in lowest:
+            plans.fill(*run)
+    if lowest and (not plans.fills or plans.best()[0] > int(live_profile(problem)[1].max(initial=0))):
+        left = LOWEST_WORK
+        for t, order, fill in lowest:
+            left -= plans.fill_lowest(t, order, fill.removeprefix("lowest-"), left)
+            if left <= 0:
+                break
+    return plans.best()[1].tolist()
+
+
+class _Plans:
+    """The fills run so far, per pivot and stack, and the lowest plan they combine into."""
+
+    def __init__(self, problem: Problem, runs: list[tuple[int, str, str]]) -> None:
+        self.problem = problem
+        self.peaks = {t: _Peak(problem, t) for t in dict.fromkeys(t for t, _, _ in runs)}
+        self.keys = [(t, m) for t in self.peaks for m in dict.fromkeys(m for s, m, _ in runs if s == t)]
+        self.stacks: dict[tuple[int, str], tuple[list[int], np.ndarray]] = {}
+        self.fills: dict[tuple[int, str], list[np.ndarray]] = {}
+
+    def stack(self, t: int, order: str) -> tuple[list[int], np.ndarray]:
+        """The pivot ``t``'s buffers in the stack ``order``, and their offsets stacked."""
+        if (t, order) not in self.stacks:
+            stack = self.peaks[t].stack(order)
+            self.stacks[t, order] = (stack, self.peaks[t].stacked(stack))
+        return self.stacks[t, order]
+
+    def fill(self, t: int, order: str, fill: str) -> None:
+        """Run a first-fit or skyline fill around the stack."""
+        peak = self.peaks[t]
+        stack, stacked = self.stack(t, order)
+        if fill.startswith("skyline-"):
+            offsets = _skyline_fill(peak, stacked, fill.removeprefix("skyline-"))
+        else:
+            offsets = peak.first_fit(stack, fill)
+        self.fills.setdefault((t, order), []).append(offsets)
+
+    def fill_lowest(self, t: int, order: str, sweep: str, work: int) -> int:
+        """Run a lowest-first fill around the stack, ties in the ``sweep`` of
+        :meth:`_Peak.sweep`, within ``work``; the work it spent."""
+        peak = self.peaks[t]
+        _, stacked = self.stack(t, order)
+        offsets, spent = lowest_first(self.problem, peak.peak.tolist(), stacked, peak.sweep(sweep), work)
+        if offsets is not None:
+            self.fills.setdefault((t, order), []).append(offsets)
+        return spent
+
+    def best(self) -> tuple[int, np.ndarray]:
+        """The lowest plan and its height (the first on ties, in the runs' order of pivots and
+        stacks)."""
+        best: tuple[int, np.ndarray] | None = None
+        for t, order in (k for k in self.keys if k in self.fills):
+            h, offsets = _combined(self.peaks[t], self.stacks[t, order][1], self.fills[t, order])
             if best is None or h < best[0]:
-                best = (h, offsets.tolist())
-    assert best is not None
-    return best[1]
+                best = (h, offsets)
+        assert best is not None
+        return best
 
 
 def _combined(peak: _Peak, stack: np.ndarray, fills: list[np.ndarray]) -> tuple[int, np.ndarray]:

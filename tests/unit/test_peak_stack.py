@@ -8,7 +8,8 @@ from hypothesis import given, settings, strategies as st
 from memopt.planning.bounds import lower_bound
 from memopt.planning.firstfit import first_fit_work
 from memopt.planning.peak_stack import (
-    FILLS, PIVOT_RUNS, RUNS, STACKS, PeakStack, _Peak, near_peak_steps, peak_stack_offsets, pivot_steps, runs,
+    FILLS, LOWEST_RUNS, PIVOT_RUNS, RUNS, STACKS, PeakStack, _Peak, near_peak_steps, peak_stack_offsets, pivot_steps,
+    runs,
 )
 from memopt.planning.problem import Buffer, Overwrite, Problem
 from memopt.planning.strategies import Best, make_strategy
@@ -119,14 +120,15 @@ def test_runs_cover_every_pair_and_shrink_with_the_work(monkeypatch):
     assert sorted(RUNS) == sorted((stack, fill) for fill in FILLS for stack in STACKS)
     tiny = _problem(HOLE_AT_PEAK)
     peak, *others = pivot_steps(tiny)
+    lowest = [(peak, stack, f"lowest-{sweep}") for stack, sweep in LOWEST_RUNS]
     assert runs(tiny) == ([(peak, *r) for r in RUNS[:5]] + [(t, *r) for t in others for r in PIVOT_RUNS]
-                          + [(peak, *r) for r in RUNS[5:]])
+                          + [(peak, *r) for r in RUNS[5:]] + lowest)
     big = Problem.of(Buffer(f"b{i}", 1 + i % 7, 0, 1) for i in range(8000))  # one first fit: 64M units
-    some = runs(big)
+    some = [r for r in runs(big) if not r[2].startswith("lowest-")]
     assert some[0] == (0, *RUNS[0]) and len(some) < len(RUNS)
     assert ("size" in {f for _, _, f in some}) and ("outward" not in {f for _, _, f in some})
     monkeypatch.setattr(peak_stack, "WORK", 1)
-    assert runs(big) == [(0, *RUNS[0])]
+    assert runs(big) == [(0, *RUNS[0])] + [(0, stack, f"lowest-{sweep}") for stack, sweep in LOWEST_RUNS]
 
 
 # The peak (7) and the second pivot (9) are both at the bound, 16; none of the peak's first five
@@ -143,5 +145,58 @@ def test_the_second_pivot_runs_the_critical_stack_within_its_first_three(monkeyp
     assert _height(p, peak_stack_offsets(p, by_end)) > lower_bound(p)
     first_fit_price = max(first_fit_work(p), peak_stack.FIRST_FIT_FLOOR * len(p))
     monkeypatch.setattr(peak_stack, "WORK", 5 * first_fit_price + 3 * peak_stack.SKYLINE_WORK * len(p))
-    assert runs(p) == by_end + [(second, "critical", "size")]
+    assert [r for r in runs(p) if not r[2].startswith("lowest-")] == by_end + [(second, "critical", "size")]
     assert PeakStack().plan(p).height == lower_bound(p)
+
+
+def _count_lowest_fills(monkeypatch) -> list[int]:
+    import memopt.planning.peak_stack as peak_stack
+
+    calls: list[int] = []
+
+    def counted(*args, **kwargs):
+        calls.append(kwargs.get("work", args[4] if len(args) > 4 else None))
+        return real(*args, **kwargs)
+
+    real = peak_stack.lowest_first
+    monkeypatch.setattr(peak_stack, "lowest_first", counted)
+    return calls
+
+
+def test_lowest_first_fills_run_only_above_the_bound(monkeypatch):
+    calls = _count_lowest_fills(monkeypatch)
+    at_bound = _problem(HOLE_AT_PEAK)
+    PeakStack().plan(at_bound)
+    assert calls == []
+    above = _problem(SECOND_PIVOT_CRITICAL)
+    t = pivot_steps(above)[0]
+    first_five = [(t, *r) for r in RUNS[:5]]
+    assert _height(above, peak_stack_offsets(above, first_five)) > lower_bound(above)
+    lowest = [(t, stack, f"lowest-{sweep}") for stack, sweep in LOWEST_RUNS]
+    peak_stack_offsets(above, first_five + lowest)
+    assert len(calls) == len(LOWEST_RUNS)
+
+
+def test_lowest_first_fills_stop_when_their_work_is_spent(monkeypatch):
+    import memopt.planning.peak_stack as peak_stack
+
+    calls = _count_lowest_fills(monkeypatch)
+    p = _problem(SECOND_PIVOT_CRITICAL)
+    t = pivot_steps(p)[0]
+    lowest = [(t, stack, f"lowest-{sweep}") for stack, sweep in LOWEST_RUNS]
+    monkeypatch.setattr(peak_stack, "LOWEST_WORK", 1)
+    offsets = peak_stack_offsets(p, [(t, *RUNS[0])] + lowest)
+    assert calls == [1] and not find_conflicts(p, offsets)
+
+
+@settings(max_examples=60, deadline=None)
+@given(buffers, st.sampled_from(LOWEST_RUNS))
+def test_lowest_first_fills_are_valid_and_keep_the_stack(rows, run):
+    p = Problem.of(Buffer(f"b{i}", size, s, s + length, align, path)
+                   for i, (size, s, length, align, path) in enumerate(rows))
+    t = pivot_steps(p)[0]
+    offsets = peak_stack_offsets(p, [(t, run[0], f"lowest-{run[1]}")])
+    assert not find_conflicts(p, offsets)
+    if all(b.alignment == 1 and not b.path for b in p.buffers):
+        live = [i for i, b in enumerate(p.buffers) if b.start <= t < b.end]
+        assert max(offsets[i] + p.buffers[i].size for i in live) == sum(p.buffers[i].size for i in live)
