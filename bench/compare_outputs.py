@@ -15,8 +15,9 @@ of the files' contents never depends on which unit finished first):
   ``Inputs/``), its ``RUN:`` lines in order, ``%s %S %p %t %T %data %examples %%`` substituted,
   in a scratch directory of its own. Each line is split into ``&&`` commands and ``|`` stages,
   ``not`` is dropped (the exit status is recorded instead) and every ``filecheck`` stage is cut
-  off with what follows it. A command that runs ``memopt-opt`` or ``memopt-pack`` is recorded:
-  its stdout, stderr, exit status and the contents of every scratch file it wrote or changed.
+  off with what follows it. A command that runs ``memopt-opt``, ``memopt-pack`` or ``memopt-run``
+  (the executor's verdicts and messages) is recorded: its stdout, stderr, exit status and the
+  contents of every scratch file it wrote or changed.
   The others (``sed``, ``printf``, ``memopt-import`` ... that make inputs for later lines) run
   unrecorded; a command left empty (a bare ``filecheck``) is skipped.
 * ``examples/<name>.txt``: every ``examples/*.mlir`` through each of :data:`EXAMPLE_PIPELINES`.
@@ -53,7 +54,7 @@ LAYOUT: Path | None = None
 TIMEOUT = 900
 """Seconds one command may take before it is recorded as timed out."""
 
-RECORDED = ("memopt-opt", "memopt-pack")
+RECORDED = ("memopt-opt", "memopt-pack", "memopt-run")
 """A command that runs one of these is recorded; the others only prepare inputs."""
 
 EXAMPLE_PIPELINES = (
