@@ -79,16 +79,22 @@ WORK = 360_000_000
 seconds): every run :func:`runs` schedules up to several thousand buffers of a training trace,
 the first ones that fit the work on larger problems; the first run always."""
 
-LOWEST_RUNS = (("critical", "outward"), ("critical", "inward"), ("start", "inward"), ("end", "outward"))
-"""Lowest-first fills of the peak's stacks (:mod:`memopt.planning.lowest_first`, ``lowest-<sweep>``
-fills, ties broken by :meth:`_Peak.sweep`), run after every other run, in this order, while
-:data:`LOWEST_WORK` lasts. Why: where a side is as tight as the peak, first fit in any order
-fixed beforehand leaves holes near the stack that the side's later buffers needed; placing the
-buffer that can go lowest next fills each hole as the placement reaches it."""
+LOWEST_RUNS = (("critical", "outward"), ("critical", "inward"))
+"""Lowest-first fills (:mod:`memopt.planning.lowest_first`, ``lowest-<sweep>`` fills, ties
+broken by :meth:`_Peak.sweep`) of every pivot, pivot by pivot, then the peak's
+:data:`PEAK_LOWEST_RUNS`: run after every other run, in this order, while the plan is above the
+bound and :data:`LOWEST_WORK` lasts. Why: where a side is as tight as the pivot, first fit in
+any order fixed beforehand leaves holes near the stack that the side's later buffers needed;
+placing the buffer that can go lowest next fills each hole as the placement reaches it. Why
+every pivot: on traces with several steps near the bound, the pivot whose sides the
+lowest-first fill packs is often not the peak."""
 
-LOWEST_WORK = 1_000_000_000
-"""Work the lowest-first fills may spend together, in :func:`lowest_first`'s units (about a second
-and a half)."""
+PEAK_LOWEST_RUNS = (("start", "inward"), ("end", "outward"))
+"""The lowest-first fills of the peak's start and end stacks, after :data:`LOWEST_RUNS`."""
+
+LOWEST_WORK = 1_200_000_000
+"""Work the lowest-first fills may spend together, in :func:`lowest_first`'s units (about three
+seconds)."""
 
 PIVOTS = 5
 """How many steps are tried as the one stacked (:func:`pivot_steps`): the peak, then the next
@@ -145,8 +151,9 @@ def _ranks(values: np.ndarray) -> np.ndarray:
 def runs(problem: Problem) -> list[tuple[int, str, str]]:
     """(pivot step, stack, fill) triples to run: the peak's first five of :data:`RUNS`, the
     :data:`PIVOT_RUNS` of each other pivot, the peak's rest — the first always, each later one
-    when the rest of :data:`WORK` pays for it — then the peak's :data:`LOWEST_RUNS`, which
-    :func:`peak_stack_offsets` runs while their own work lasts."""
+    when the rest of :data:`WORK` pays for it — then the :data:`LOWEST_RUNS` of every pivot and
+    the peak's :data:`PEAK_LOWEST_RUNS`, which :func:`peak_stack_offsets` runs while their own
+    work lasts."""
     n = len(problem)
     cost = {"first-fit": max(first_fit_work(problem), FIRST_FIT_FLOOR * n), "skyline": SKYLINE_WORK * n}
     peak, *others = pivot_steps(problem)
@@ -160,7 +167,8 @@ def runs(problem: Problem) -> list[tuple[int, str, str]]:
         if k == 0 or price <= left:
             left -= price
             out.append((t, stack, fill))
-    return out + [(peak, stack, f"lowest-{sweep}") for stack, sweep in LOWEST_RUNS]
+    lowest = [(t, *r) for t in (peak, *others) for r in LOWEST_RUNS] + [(peak, *r) for r in PEAK_LOWEST_RUNS]
+    return out + [(t, stack, f"lowest-{sweep}") for t, stack, sweep in lowest]
 
 
 class PeakStack(Strategy):
@@ -234,8 +242,8 @@ class _Peak:
 def peak_stack_offsets(problem: Problem, runs: list[tuple[int, str, str]]) -> list[int]:
     """The lowest plan over ``runs`` ((pivot step, stack, fill) triples), each side of a pivot
     taken from its lowest fill for that pivot and stack. The lowest-first fills run last, and
-    only while the plan is above the live bytes' peak and :data:`LOWEST_WORK` lasts (one that
-    would spend more is dropped, and so are the later ones)."""
+    only while the plan is above the live bytes' peak and :data:`LOWEST_WORK` lasts: one that
+    gives up on its work ends them (the later ones would cost about as much)."""
     plans = _Plans(problem, runs)
     lowest = [r for r in runs if r[2].startswith("lowest-")]
     for run in runs:
@@ -244,9 +252,10 @@ def peak_stack_offsets(problem: Problem, runs: list[tuple[int, str, str]]) -> li
     if lowest and (not plans.fills or plans.best()[0] > int(live_profile(problem)[1].max(initial=0))):
         left = LOWEST_WORK
         for t, order, fill in lowest:
-            left -= plans.fill_lowest(t, order, fill.removeprefix("lowest-"), left)
-            if left <= 0:
+            spent = plans.fill_lowest(t, order, fill.removeprefix("lowest-"), left)
+            if spent is None:
                 break
+            left -= spent
     return plans.best()[1].tolist()
 
 
@@ -277,14 +286,15 @@ class _Plans:
             offsets = peak.first_fit(stack, fill)
         self.fills.setdefault((t, order), []).append(offsets)
 
-    def fill_lowest(self, t: int, order: str, sweep: str, work: int) -> int:
+    def fill_lowest(self, t: int, order: str, sweep: str, work: int) -> int | None:
         """Run a lowest-first fill around the stack, ties in the ``sweep`` of
-        :meth:`_Peak.sweep`, within ``work``; the work it spent."""
+        :meth:`_Peak.sweep`, within ``work``: the work it spent, None when it gave up."""
         peak = self.peaks[t]
         _, stacked = self.stack(t, order)
         offsets, spent = lowest_first(self.problem, peak.peak.tolist(), stacked, peak.sweep(sweep), work)
-        if offsets is not None:
-            self.fills.setdefault((t, order), []).append(offsets)
+        if offsets is None:
+            return None
+        self.fills.setdefault((t, order), []).append(offsets)
         return spent
 
     def best(self) -> tuple[int, np.ndarray]:

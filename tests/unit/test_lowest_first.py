@@ -38,12 +38,16 @@ def test_ties_go_in_the_given_order():
     assert lowest_first(p, [], np.zeros(2, np.int64), [1, 0])[0].tolist() == [2, 0]
 
 
-def test_a_placement_over_its_work_gives_up():
+def test_a_placement_over_its_work_gives_up_early():
     p = _problem(BOTTOM_UP)
-    _, spent = lowest_first(p, [], np.zeros(len(p), np.int64), [1, 2, 0, 3])
-    offsets, over = lowest_first(p, [], np.zeros(len(p), np.int64), [1, 2, 0, 3], work=spent - 1)
-    assert offsets is None and over > spent - 1
-    assert lowest_first(p, [], np.zeros(len(p), np.int64), [1, 2, 0, 3], work=spent)[0] is not None
+    start = np.zeros(len(p), np.int64)
+    _, spent = lowest_first(p, [], start, [1, 2, 0, 3])
+    assert lowest_first(p, [], start, [1, 2, 0, 3], work=2 * spent)[0] is not None
+    offsets, over = lowest_first(p, [], start, [1, 2, 0, 3], work=spent - 1)
+    assert offsets is None
+    # the first buffer placed (a quarter of them) already spent more than a quarter of the work
+    offsets, early = lowest_first(p, [], start, [1, 2, 0, 3], work=spent // 4)
+    assert offsets is None and early <= spent // 2
 
 
 rows = st.lists(st.tuples(st.integers(0, 40), st.integers(0, 20), st.integers(1, 10), st.sampled_from([1, 1, 4]),

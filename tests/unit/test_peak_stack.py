@@ -8,7 +8,7 @@ from hypothesis import given, settings, strategies as st
 from memopt.planning.bounds import lower_bound
 from memopt.planning.firstfit import first_fit_work
 from memopt.planning.peak_stack import (
-    FILLS, LOWEST_RUNS, PIVOT_RUNS, RUNS, STACKS, PeakStack, _Peak, near_peak_steps, peak_stack_offsets, pivot_steps,
+    FILLS, LOWEST_RUNS, PEAK_LOWEST_RUNS, PIVOT_RUNS, RUNS, STACKS, PeakStack, _Peak, near_peak_steps, peak_stack_offsets, pivot_steps,
     runs,
 )
 from memopt.planning.problem import Buffer, Overwrite, Problem
@@ -28,6 +28,13 @@ def _problem(rows) -> Problem:
 
 def _height(p: Problem, offsets) -> int:
     return int(max(np.asarray(offsets) + p.sizes))
+
+
+def _lowest(pivots: list[int]) -> list[tuple[int, str, str]]:
+    """The lowest-first runs :func:`runs` schedules for ``pivots`` (the peak first)."""
+    every = [(t, stack, sweep) for t in pivots for stack, sweep in LOWEST_RUNS]
+    every += [(pivots[0], stack, sweep) for stack, sweep in PEAK_LOWEST_RUNS]
+    return [(t, stack, f"lowest-{sweep}") for t, stack, sweep in every]
 
 
 def test_reaches_the_bound_where_the_portfolio_leaves_a_hole_at_the_peak():
@@ -120,7 +127,7 @@ def test_runs_cover_every_pair_and_shrink_with_the_work(monkeypatch):
     assert sorted(RUNS) == sorted((stack, fill) for fill in FILLS for stack in STACKS)
     tiny = _problem(HOLE_AT_PEAK)
     peak, *others = pivot_steps(tiny)
-    lowest = [(peak, stack, f"lowest-{sweep}") for stack, sweep in LOWEST_RUNS]
+    lowest = _lowest([peak, *others])
     assert runs(tiny) == ([(peak, *r) for r in RUNS[:5]] + [(t, *r) for t in others for r in PIVOT_RUNS]
                           + [(peak, *r) for r in RUNS[5:]] + lowest)
     big = Problem.of(Buffer(f"b{i}", 1 + i % 7, 0, 1) for i in range(8000))  # one first fit: 64M units
@@ -128,7 +135,7 @@ def test_runs_cover_every_pair_and_shrink_with_the_work(monkeypatch):
     assert some[0] == (0, *RUNS[0]) and len(some) < len(RUNS)
     assert ("size" in {f for _, _, f in some}) and ("outward" not in {f for _, _, f in some})
     monkeypatch.setattr(peak_stack, "WORK", 1)
-    assert runs(big) == [(0, *RUNS[0])] + [(0, stack, f"lowest-{sweep}") for stack, sweep in LOWEST_RUNS]
+    assert runs(big) == [(0, *RUNS[0])] + _lowest([0])
 
 
 # The peak (7) and the second pivot (9) are both at the bound, 16; none of the peak's first five
@@ -172,9 +179,9 @@ def test_lowest_first_fills_run_only_above_the_bound(monkeypatch):
     t = pivot_steps(above)[0]
     first_five = [(t, *r) for r in RUNS[:5]]
     assert _height(above, peak_stack_offsets(above, first_five)) > lower_bound(above)
-    lowest = [(t, stack, f"lowest-{sweep}") for stack, sweep in LOWEST_RUNS]
+    lowest = _lowest([t])
     peak_stack_offsets(above, first_five + lowest)
-    assert len(calls) == len(LOWEST_RUNS)
+    assert len(calls) == len(lowest)
 
 
 def test_lowest_first_fills_stop_when_their_work_is_spent(monkeypatch):
@@ -183,14 +190,14 @@ def test_lowest_first_fills_stop_when_their_work_is_spent(monkeypatch):
     calls = _count_lowest_fills(monkeypatch)
     p = _problem(SECOND_PIVOT_CRITICAL)
     t = pivot_steps(p)[0]
-    lowest = [(t, stack, f"lowest-{sweep}") for stack, sweep in LOWEST_RUNS]
+    lowest = _lowest([t])
     monkeypatch.setattr(peak_stack, "LOWEST_WORK", 1)
     offsets = peak_stack_offsets(p, [(t, *RUNS[0])] + lowest)
     assert calls == [1] and not find_conflicts(p, offsets)
 
 
 @settings(max_examples=60, deadline=None)
-@given(buffers, st.sampled_from(LOWEST_RUNS))
+@given(buffers, st.sampled_from(LOWEST_RUNS + PEAK_LOWEST_RUNS))
 def test_lowest_first_fills_are_valid_and_keep_the_stack(rows, run):
     p = Problem.of(Buffer(f"b{i}", size, s, s + length, align, path)
                    for i, (size, s, length, align, path) in enumerate(rows))
