@@ -105,9 +105,6 @@ class TrainingLog(RematGraph):
             value = self.views[value - n].source
         return value
 
-    def is_view(self, value: int) -> bool:
-        return value >= len(self.sizes)
-
     def value_size(self, value: int) -> int:
         n = len(self.sizes)
         return self.views[value - n].size if value >= n else self.sizes[value]
