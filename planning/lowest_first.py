@@ -36,6 +36,12 @@ EVAL_WORK = 5_000
 work units of :func:`lowest_first` (one per buffer looked at): numpy's per-call overhead."""
 
 
+GIVE_UP = ((0.25, 0.5), (0.5, 0.75))
+"""(share of the buffers placed, share of the work spent): a placement past one gives up early.
+Why these are generous: the first placements cost the most (the window they look in still holds
+every buffer above the low level), so the work so far overstates what the rest will cost."""
+
+
 def lowest_first(problem: Problem, fixed: Sequence[int], offsets: np.ndarray, ties: Sequence[int],
                  work: int | None = None) -> tuple[np.ndarray | None, int]:
     """Offsets of every buffer, and the work spent: those of ``fixed`` as ``offsets`` gives them,
@@ -44,10 +50,10 @@ def lowest_first(problem: Problem, fixed: Sequence[int], offsets: np.ndarray, ti
     looked at (buffers of exclusive branches are kept apart as if they met: safe, not tighter).
 
     With ``work`` set, a placement that would spend more gives up: no offsets (None) and the
-    work spent so far. It gives up early too, when a quarter, half or three quarters of the
-    buffers are placed and the work so far, scaled to all of them, is over ``work`` (why: most of
-    what a placement that cannot finish spends is saved). Work counts the buffers each fit looks
-    at, plus :data:`EVAL_WORK` per fit: the same on every machine."""
+    work spent so far. It gives up early too, when it is clearly on its way past ``work``: more
+    than half of it spent with a quarter of the buffers placed, or more than three quarters
+    with half of them (:data:`GIVE_UP`). Work counts the buffers each fit looks at, plus
+    :data:`EVAL_WORK` per fit: the same on every machine."""
     out = np.asarray(offsets, np.int64).copy()
     window = placement_window(problem)
     starts, ends = problem.starts.tolist(), problem.ends.tolist()
@@ -61,7 +67,7 @@ def lowest_first(problem: Problem, fixed: Sequence[int], offsets: np.ndarray, ti
     cap, s_start = window.cap, window.s_start.tolist()
     heap = [(0, rank, i) for rank, i in enumerate(ties) if sizes[i]]
     spent, n_long = 0, len(window.long_ids)
-    checkpoints = {len(heap) * k // 4 for k in (1, 2, 3)} - {0}
+    checkpoints = {max(1, int(len(heap) * share)): limit for share, limit in GIVE_UP}
     placed = 0
     while heap:
         bound, rank, i = heapq.heappop(heap)
@@ -81,7 +87,7 @@ def lowest_first(problem: Problem, fixed: Sequence[int], offsets: np.ndarray, ti
         window.place(i, e, y, y + sizes[i])
         heapq.heappush(tops, (y + sizes[i], i))
         placed += 1
-        if work is not None and placed in checkpoints and spent * (placed + len(heap)) > work * placed:
+        if work is not None and spent > checkpoints.get(placed, 1.0) * work:
             return None, spent
     return out, spent
 

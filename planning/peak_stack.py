@@ -243,17 +243,20 @@ def peak_stack_offsets(problem: Problem, runs: list[tuple[int, str, str]]) -> li
     """The lowest plan over ``runs`` ((pivot step, stack, fill) triples), each side of a pivot
     taken from its lowest fill for that pivot and stack. The lowest-first fills run last, and
     only while the plan is above the live bytes' peak and :data:`LOWEST_WORK` lasts: one that
-    gives up on its work ends them (the later ones would cost about as much)."""
+    gives up on its work ends them (the later ones would cost about as much), and so does one
+    that brings the plan to the peak."""
     plans = _Plans(problem, runs)
     lowest = [r for r in runs if r[2].startswith("lowest-")]
     for run in runs:
         if run not in lowest:
             plans.fill(*run)
-    if lowest and (not plans.fills or plans.best()[0] > int(live_profile(problem)[1].max(initial=0))):
+    bound = int(live_profile(problem)[1].max(initial=0))
+    if lowest and (not plans.fills or plans.best()[0] > bound):
         left = LOWEST_WORK
         for t, order, fill in lowest:
-            spent = plans.fill_lowest(t, order, fill.removeprefix("lowest-"), left)
-            if spent is None:
+            plans.stack(t, order)
+            spent = plans.fill_lowest(t, order, fill.removeprefix("lowest-"), left, bound)
+            if spent is None or plans.best()[0] <= bound:
                 break
             left -= spent
     return plans.best()[1].tolist()
@@ -286,16 +289,32 @@ class _Plans:
             offsets = peak.first_fit(stack, fill)
         self.fills.setdefault((t, order), []).append(offsets)
 
-    def fill_lowest(self, t: int, order: str, sweep: str, work: int) -> int | None:
+    def fill_lowest(self, t: int, order: str, sweep: str, work: int, bound: int) -> int | None:
         """Run a lowest-first fill around the stack, ties in the ``sweep`` of
-        :meth:`_Peak.sweep`, within ``work``: the work it spent, None when it gave up."""
+        :meth:`_Peak.sweep`, within ``work``: the work it spent, None when it gave up. A side
+        that a fill of this stack already packs within ``bound`` is copied from it, not placed
+        again (the two sides never meet in time)."""
         peak = self.peaks[t]
-        _, stacked = self.stack(t, order)
-        offsets, spent = lowest_first(self.problem, peak.peak.tolist(), stacked, peak.sweep(sweep), work)
+        start, placed = self._sides_at(t, order, bound)
+        ties = [i for i in peak.sweep(sweep) if not placed[i]]
+        offsets, spent = lowest_first(self.problem, peak.peak.tolist(), start, ties, work)
         if offsets is None:
             return None
         self.fills.setdefault((t, order), []).append(offsets)
         return spent
+
+    def _sides_at(self, t: int, order: str, bound: int) -> tuple[np.ndarray, np.ndarray]:
+        """The stack's offsets with each side that a fill of it packs within ``bound`` copied
+        from that fill, and which buffers that places (the stack's too)."""
+        peak = self.peaks[t]
+        start, placed = self.stacks[t, order][1].copy(), peak.at_peak.copy()
+        held = peak.peak[peak.sizes[peak.peak] > 0]
+        same = [f for f in self.fills.get((t, order), []) if np.array_equal(f[held], start[held])]
+        for side in (peak.left, ~peak.left & ~peak.at_peak):
+            done = next((f for f in same if side.any() and int((f + peak.sizes)[side].max()) <= bound), None)
+            if done is not None:
+                start[side], placed[side] = done[side], True
+        return start, placed
 
     def best(self) -> tuple[int, np.ndarray]:
         """The lowest plan and its height (the first on ties, in the runs' order of pivots and

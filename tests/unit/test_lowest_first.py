@@ -45,9 +45,11 @@ def test_a_placement_over_its_work_gives_up_early():
     assert lowest_first(p, [], start, [1, 2, 0, 3], work=2 * spent)[0] is not None
     offsets, over = lowest_first(p, [], start, [1, 2, 0, 3], work=spent - 1)
     assert offsets is None
-    # the first buffer placed (a quarter of them) already spent more than a quarter of the work
-    offsets, early = lowest_first(p, [], start, [1, 2, 0, 3], work=spent // 4)
-    assert offsets is None and early <= spent // 2
+    # a quarter of the buffers (the first) placed with over half the work spent: it stops there,
+    # before the work is used up
+    first = lowest_first(p, [], start, [1], work=None)[1]
+    offsets, early = lowest_first(p, [], start, [1, 2, 0, 3], work=2 * first - 1)
+    assert offsets is None and early == first < 2 * first - 1
 
 
 rows = st.lists(st.tuples(st.integers(0, 40), st.integers(0, 20), st.integers(1, 10), st.sampled_from([1, 1, 4]),
