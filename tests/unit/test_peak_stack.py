@@ -207,3 +207,25 @@ def test_lowest_first_fills_are_valid_and_keep_the_stack(rows, run):
     if all(b.alignment == 1 and not b.path for b in p.buffers):
         live = [i for i, b in enumerate(p.buffers) if b.start <= t < b.end]
         assert max(offsets[i] + p.buffers[i].size for i in live) == sum(p.buffers[i].size for i in live)
+
+
+def test_a_lowest_first_fill_places_only_the_side_not_yet_within_the_bound(monkeypatch):
+    import memopt.planning.peak_stack as peak_stack
+
+    p = _problem(SECOND_PIVOT_CRITICAL)
+    t = pivot_steps(p)[0]
+    peak = _Peak(p, t)
+    by_end = peak.first_fit(peak.stack("end"), "size") + p.sizes
+    left, right = np.flatnonzero(peak.left), np.flatnonzero(peak.starts > t)
+    assert by_end[left].max() > lower_bound(p) >= by_end[right].max()  # the right side is done
+    placed: list[list[int]] = []
+
+    def recorded(problem, fixed, offsets, ties, work=None):
+        placed.append(list(ties))
+        return real(problem, fixed, offsets, ties, work)
+
+    real = peak_stack.lowest_first
+    monkeypatch.setattr(peak_stack, "lowest_first", recorded)
+    offsets = peak_stack_offsets(p, [(t, "end", "size"), (t, "end", "lowest-outward")])
+    assert placed == [left.tolist()]
+    assert not find_conflicts(p, offsets)
