@@ -230,8 +230,13 @@ class _Placed:
                 lo, hi = np.concatenate((lo, self.l_lo[lm])), np.concatenate((hi, self.l_hi[lm]))
         return lo, hi
 
-    def lowest_fit(self, lo_k: int, hi_k: int, s: int, e: int, size: int, a: int) -> int:
-        return _lowest_fit(*self.meeting(lo_k, hi_k, s, e), size, a)
+    def lowest_fit(self, lo_k: int, hi_k: int, s: int, e: int, size: int, a: int, floor: int = 0) -> int:
+        """The lowest fit among the placed buffers live in ``[s, e)``, at or above ``floor``
+        (which counts as taken below it)."""
+        lo, hi = self.meeting(lo_k, hi_k, s, e)
+        if floor:
+            lo, hi = np.append(lo, 0), np.append(hi, floor)
+        return _lowest_fit(lo, hi, size, a)
 
 
 def placement_window(problem: Problem) -> _Placed:

@@ -28,7 +28,7 @@ from typing import Sequence
 import numpy as np
 
 from .firstfit import placement_window
-from .problem import Problem, align_up
+from .problem import Problem
 
 
 EVAL_WORK = 5_000
@@ -78,8 +78,7 @@ def lowest_first(problem: Problem, fixed: Sequence[int], offsets: np.ndarray, ti
         spent += EVAL_WORK + hi_k - lo_k + n_long
         if work is not None and spent > work:
             return None, spent
-        lo, hi = window.meeting(lo_k, hi_k, s, e)
-        y = _fit_from(lo, hi, sizes[i], aligns[i], bound)
+        y = window.lowest_fit(lo_k, hi_k, s, e, sizes[i], aligns[i], bound)
         if y > bound:
             heapq.heappush(heap, (y, rank, i))
             continue
@@ -90,21 +89,6 @@ def lowest_first(problem: Problem, fixed: Sequence[int], offsets: np.ndarray, ti
         if work is not None and spent > checkpoints.get(placed, 1.0) * work:
             return None, spent
     return out, spent
-
-
-def _fit_from(lo: np.ndarray, hi: np.ndarray, size: int, a: int, floor: int) -> int:
-    """The lowest ``a``-aligned offset at or above ``floor`` where ``size`` bytes miss every
-    interval ``[lo, hi)``."""
-    above = hi > floor
-    lo, hi = lo[above], hi[above]
-    if not len(lo):
-        return align_up(floor, a)
-    by_lo = lo.argsort(kind="stable")
-    tried = np.concatenate(([floor], np.maximum(np.maximum.accumulate(hi[by_lo]), floor)))
-    if a > 1:
-        tried = -(-tried // a) * a
-    fits = tried + size <= np.concatenate((lo[by_lo], [tried[-1] + size]))
-    return int(tried[int(fits.argmax())])
 
 
 __all__ = ["lowest_first"]
