@@ -247,16 +247,14 @@ def peak_stack_offsets(problem: Problem, runs: list[tuple[int, str, str]]) -> li
     that brings the plan to the peak."""
     plans = _Plans(problem, runs)
     lowest = [r for r in runs if r[2].startswith("lowest-")]
-    for run in runs:
-        if run not in lowest:
-            plans.fill(*run)
+    for run in (r for r in runs if not r[2].startswith("lowest-")):
+        plans.fill(*run)
     bound = int(live_profile(problem)[1].max(initial=0))
     if lowest and (not plans.fills or plans.best()[0] > bound):
         left = LOWEST_WORK
         for t, order, fill in lowest:
-            plans.stack(t, order)
             spent = plans.fill_lowest(t, order, fill.removeprefix("lowest-"), left, bound)
-            if spent is None or plans.best()[0] <= bound:
+            if spent is None or plans.combined(t, order)[0] <= bound:
                 break
             left -= spent
     return plans.best()[1].tolist()
@@ -307,7 +305,7 @@ class _Plans:
         """The stack's offsets with each side that a fill of it packs within ``bound`` copied
         from that fill, and which buffers that places (the stack's too)."""
         peak = self.peaks[t]
-        start, placed = self.stacks[t, order][1].copy(), peak.at_peak.copy()
+        start, placed = self.stack(t, order)[1].copy(), peak.at_peak.copy()
         held = peak.peak[peak.sizes[peak.peak] > 0]
         same = [f for f in self.fills.get((t, order), []) if np.array_equal(f[held], start[held])]
         for side in (peak.left, ~peak.left & ~peak.at_peak):
@@ -316,12 +314,16 @@ class _Plans:
                 start[side], placed[side] = done[side], True
         return start, placed
 
+    def combined(self, t: int, order: str) -> tuple[int, np.ndarray]:
+        """The height and the lowest plan of the fills of the pivot ``t`` and stack ``order``."""
+        return _combined(self.peaks[t], self.stacks[t, order][1], self.fills[t, order])
+
     def best(self) -> tuple[int, np.ndarray]:
         """The lowest plan and its height (the first on ties, in the runs' order of pivots and
         stacks)."""
         best: tuple[int, np.ndarray] | None = None
         for t, order in (k for k in self.keys if k in self.fills):
-            h, offsets = _combined(self.peaks[t], self.stacks[t, order][1], self.fills[t, order])
+            h, offsets = self.combined(t, order)
             if best is None or h < best[0]:
                 best = (h, offsets)
         assert best is not None
