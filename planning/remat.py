@@ -509,7 +509,32 @@ def _run(graph: RematGraph, budget: int, heuristic: str, min_size: int, weights:
     return _StaticRun(graph, budget, heuristic, min_size, weights, noise, reuse_costs).run()
 
 
-class _StaticRun:
+class _Walk:
+    """What both walks of a schedule hold (:class:`_StaticRun`, :class:`_EagerRun`): the graph
+    and its producer, consumer and use tables, the pinned inputs and the outputs, and the state
+    DTR's scores read — the last use, recompute count and evicted flag of each tensor, its
+    evicted class, the recompute factor, the clock and the tensors an op holds."""
+
+    def __init__(self, graph: RematGraph, budget: int, heuristic: str, min_size: int):
+        self.graph = graph
+        self.budget = budget
+        self.heuristic = heuristic
+        self.min_size = min_size
+        self.producer, self.consumers, self.uses = _prepare(graph)
+        self.sizes, self.ops = graph.sizes, graph.ops
+        n_t = self.n_t = len(self.sizes)
+        self.pinned, self.outputs = set(graph.inputs), set(graph.outputs)
+        self.last_used = [0] * n_t
+        self.recompute_times = [0] * n_t
+        self.evicted = [False] * n_t
+        self.own_cost = [self.ops[p].cost if p >= 0 else 0.0 for p in self.producer]
+        self.classes = EvictedClasses(self.own_cost)
+        self.rt_base = _recompute_factor(heuristic)
+        self.now = 0
+        self.locked: set[int] = set()
+
+
+class _StaticRun(_Walk):
     """The state of one walk of :func:`_run` — residency, evicted classes, the kept costs of
     missing ancestors and the numpy mirrors of the eviction scan — with one method per step:
     :meth:`execute` runs an op (recomputing its missing inputs first), :meth:`evict_one` picks
@@ -517,35 +542,19 @@ class _StaticRun:
 
     def __init__(self, graph: RematGraph, budget: int, heuristic: str, min_size: int,
                  weights: tuple[float, float], noise: list[float] | None, reuse_costs: bool):
-        self.graph = graph
-        self.budget = budget
-        self.heuristic = heuristic
-        self.min_size = min_size
+        super().__init__(graph, budget, heuristic, min_size)
         self.reuse_costs = reuse_costs
-        producer, consumers, uses = _prepare(graph)
-        self.producer, self.consumers, self.uses = producer, consumers, uses
-        sizes = self.sizes = graph.sizes
-        ops = self.ops = graph.ops
-        n_t = self.n_t = len(sizes)
-        pinned = self.pinned = set(graph.inputs)
-        self.outputs = set(graph.outputs)
+        sizes, ops, producer, consumers, n_t = self.sizes, self.ops, self.producer, self.consumers, self.n_t
+        own_cost, pinned = self.own_cost, self.pinned
         self.resident = [False] * n_t
         for t in graph.inputs:
             self.resident[t] = True
         self.mem = sum(sizes[t] for t in set(graph.inputs))
         self.use_ptr = [0] * n_t  # index into uses[t] of the next original use at or after the current op
-        self.last_used = [0] * n_t
-        self.recompute_times = [0] * n_t
-        self.evicted = [False] * n_t
-        own_cost = self.own_cost = [ops[p].cost if p >= 0 else 0.0 for p in producer]
-        self.classes = EvictedClasses(own_cost)
-        self.rt_base = _recompute_factor(heuristic)
         self.schedule: list[int] = []
         self.clone: list[bool] = []
         self.extra_cost = 0.0
         self.n_evict = 0
-        self.now = 0
-        self.locked: set[int] = set()
         a_mem, self.a_dist = weights
         # a_mem < 0 selects the neighbourhood variant: the numerator is the cost of every evicted
         # tensor the eviction joins (DTR's e*, which prices the gap it widens), memory weighted 1.
@@ -568,7 +577,7 @@ class _StaticRun:
         """The entries of :attr:`missing_cost` a walk filled (several missing inputs): the ancestors
         they depend on have no entries of their own, so every residency change drops them."""
         self.children = [sorted({y for c in set(consumers[t]) for y in ops[c].outputs}) for t in range(n_t)]
-        self.alive = last_reads(graph, uses)
+        self.alive = last_reads(graph, self.uses)
         self.readers = [sorted(set(c)) for c in consumers]
         self.keeps = [p >= 0 and ops[p].recomputable and t not in pinned for t, p in enumerate(producer)]
         self.cache: set[int] = set()
@@ -1031,37 +1040,22 @@ def simulate_eager(graph: RematGraph, budget: int, heuristic: str = "dtr", min_s
     return _EagerRun(graph, budget, heuristic, min_size).run()
 
 
-class _EagerRun:
+class _EagerRun(_Walk):
     """The state of one :func:`simulate_eager` execution — the arena's blocks, reference
     counts, evicted classes and counters — with one method per step: :meth:`alloc` places a
     tensor (evicting until it fits), :meth:`execute` runs an op (recomputing missing inputs
     first), :meth:`run` executes the whole schedule."""
 
     def __init__(self, graph: RematGraph, budget: int, heuristic: str, min_size: int):
-        self.graph = graph
-        self.budget = budget
-        self.heuristic = heuristic
-        self.min_size = min_size
-        producer, consumers, uses = _prepare(graph)
-        self.producer, self.consumers, self.uses = producer, consumers, uses
-        sizes, ops = self.sizes, self.ops = graph.sizes, graph.ops
-        n_t = len(sizes)
-        self.pinned, self.outputs = set(graph.inputs), set(graph.outputs)
-        self.horizon = recovery_horizon(graph, producer, uses)
-        self.remaining = [len(u) for u in uses]  # reads still to come (refcount)
+        super().__init__(graph, budget, heuristic, min_size)
+        self.horizon = recovery_horizon(graph, self.producer, self.uses)
+        self.remaining = [len(u) for u in self.uses]  # reads still to come (refcount)
         self.at = 0  # the original op being run (its clones included)
         self.addr: dict[int, int] = {}
-        self.last_used = [0] * n_t
-        self.recompute_times = [0] * n_t
-        self.evicted = [False] * n_t
-        self.classes = EvictedClasses([ops[p].cost if p >= 0 else 0.0 for p in producer])
-        self.rt_base = _recompute_factor(heuristic)
-        self.now = 0
         self.evictions = 0
         self.remats = 0
         self.extra = 0.0
         self.peak = 0
-        self.locked: set[int] = set()
 
     def next_read(self, t: int) -> int:
         u = self.uses[t]
