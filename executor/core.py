@@ -66,11 +66,9 @@ class Compiler:
                         self.slots[a] = len(self.slots)
             for r in op.results:
                 self.slots[r] = len(self.slots)
-        for a in f.body.blocks[0].args if f.body.blocks else []:
-            self.slots[a] = len(self.slots)
-        for b in f.body.blocks:
+        for b in f.body.blocks:  # the entry block's arguments first
             for a in b.args:
-                self.slots.setdefault(a, len(self.slots))
+                self.slots[a] = len(self.slots)
         self.size = len(self.slots)
 
     def name(self, v: SSAValue) -> str:
