@@ -6,9 +6,11 @@ tensor results, ``memopt.arg_offsets`` on the function, ``memopt.plan = #memopt.
 the arena size, the lower bound and the strategy, ``memopt.numbering`` for the control-flow
 numbering, ``memopt.lower_bound_inplace``, ``memopt.memories`` for the arenas of off-chip
 memories, and ``memopt.onchip_offset``/``memopt.onchip_size`` for the DMA staging buffers.
-Here, below the passes and the executor, because both read them: the plan reader
-(:func:`memopt.passes.plan_io.read_function_plan`, which ``verify-plan`` and the report use)
-buffer by buffer, the executor and the API value by value.
+Here, below the passes and the executor, because both read them, and imported by the two readers
+only (a contract in ``pyproject.toml``): the plan reader
+(:func:`memopt.passes.plan_io.read_function_plan`, which ``verify-plan``, the report and the pools
+use) buffer by buffer, and the value-level reader (:mod:`memopt.dialects.written_plan`, which the
+executor, the API and the staging layout use) value by value.
 """
 
 from __future__ import annotations
@@ -20,8 +22,8 @@ from xdsl.ir import Operation, SSAValue
 from memopt.dialects.errors import MemoptError
 from memopt.dialects.memopt import CopyOp, DmaBufferOp, PlanAttr
 from memopt.dialects.plan_attr_names import (
-    ARG_OFFSETS_ATTR, LB_INPLACE_ATTR, MEMORIES_ATTR, NUMBERING_ATTR, OFFSETS_ATTR, ONCHIP_OFFSET_ATTR, ONCHIP_SIZE_ATTR,
-    PLAN_ATTR,
+    ARG_OFFSETS_ATTR, CAPACITY_ATTR, LB_INPLACE_ATTR, MEMORIES_ATTR, NUMBERING_ATTR, OFFSETS_ATTR, ONCHIP_OFFSET_ATTR,
+    ONCHIP_SIZE_ATTR, PLAN_ATTR,
 )
 from memopt.planning.function_plan import Staging
 from memopt.dialects.walk import walk
@@ -101,6 +103,12 @@ def onchip_size(module: Operation) -> int | None:
     return a.value.data if isinstance(a, IntegerAttr) else None
 
 
+def recorded_capacity(module: Operation) -> int | None:
+    """The on-chip capacity ``insert-dma`` recorded on ``module``, if any."""
+    a = module.attributes.get(CAPACITY_ATTR)
+    return a.value.data if isinstance(a, IntegerAttr) else None
+
+
 def staging_buffers(module: Operation) -> list[tuple[DmaBufferOp, int | None]]:
     """Every DMA staging buffer of ``module`` with its on-chip offset (None: not placed yet);
     a located error when the offset is malformed."""
@@ -136,5 +144,5 @@ def value_offsets(f: func.FuncOp) -> list[tuple[SSAValue, int]]:
 
 __all__ = [
     "MEMORIES_ATTR", "NO_OFFSET", "is_planned", "lower_bound_inplace", "memory_sizes", "offchip_memories", "offsets_attr",
-    "onchip_size", "placed_staging", "plan_attr", "plan_numbering", "staging_buffers", "value_offsets",
+    "onchip_size", "placed_staging", "plan_attr", "plan_numbering", "recorded_capacity", "staging_buffers", "value_offsets",
 ]

@@ -11,11 +11,11 @@ executor for a module's IR flavour, and :mod:`memopt.executor.proof` is what bot
 
 from .check import CheckReport, check_function, check_module, run_function
 from .interpreter import Execution, Interpreter, Observer, find_function
-from .memory import DMA_LANDINGS, DMA_OFFSET_ATTR, Planned, Unplanned, is_planned, value_name
+from .memory import DMA_LANDINGS, Planned, Unplanned, is_planned, value_name
 from .proof import digest
 
 __all__ = [
-    "CheckReport", "DMA_LANDINGS", "DMA_OFFSET_ATTR", "Execution", "Interpreter", "Observer",
+    "CheckReport", "DMA_LANDINGS", "Execution", "Interpreter", "Observer",
     "Planned", "Unplanned", "check_function", "check_module", "digest", "find_function",
     "is_planned", "run_function", "value_name",
 ]

@@ -6,8 +6,8 @@ transfers; views, weights and DMA results are derived from those. Two models:
 
 * :class:`Unplanned` -- the reference semantics: every write gets a fresh array, and a
   ``dma_wait`` returns the weight's bytes directly (DMA buffers do not exist);
-* :class:`Planned` -- what the plan attributes say, as the dialect's plan decoder
-  (:mod:`memopt.dialects.plan_attrs`) reads them value by value: one ``uint8`` arena of the planned size
+* :class:`Planned` -- what the plan attributes say, as the value-level plan reader
+  (:mod:`memopt.dialects.written_plan`) reads them: one ``uint8`` arena of the planned size
   (filled with garbage, so nothing can be read before it is written), every value written at its
   ``memopt.offsets`` / ``memopt.arg_offsets`` entry, loop results and the body's block arguments
   sharing a slot, and real DMA staging buffers (``memopt.dma_buffer``; each its own array, or at
@@ -33,14 +33,8 @@ from xdsl.ir import Operation, SSAValue
 
 from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError
-from memopt.dialects.plan_attr_names import ONCHIP_OFFSET_ATTR
-from memopt.dialects.plan_attrs import is_planned, memory_sizes, offsets_attr, plan_attr, staging_buffers
-from memopt.dialects.memopt import (
-    ARG_OFFSETS_ATTR, OFFSETS_ATTR, CopyOp, DmaStartOp, DmaWaitOp, GetGlobalOp, ViewOp, YieldOp, byte_size,
-)
-
-DMA_OFFSET_ATTR = ONCHIP_OFFSET_ATTR
-"""Optional integer attribute on ``memopt.dma_buffer``: its offset in the on-chip arena."""
+from memopt.dialects.written_plan import is_planned, read_written_plan
+from memopt.dialects.memopt import CopyOp, DmaStartOp, DmaWaitOp, GetGlobalOp, ViewOp, YieldOp, byte_size
 
 DMA_LANDINGS = ("start", "wait")
 
@@ -109,13 +103,13 @@ class Planned:
         if self.dma_landing not in DMA_LANDINGS:
             raise ValueError(f"unknown dma landing '{self.dma_landing}'")
         f = self.f
-        plan = plan_attr(f)
-        self.arena_size = plan.arena_size.data
+        plan = read_written_plan(f, self.module)
+        self.arena_size = plan.arena_size
         size = self.arena_size
         # DMA staging buffers (module-level symbols), possibly inside the on-chip arena.
         placed: dict[str, tuple[int, int]] = {}
         own: dict[str, int] = {}
-        for buffer, at in staging_buffers(self.module):
+        for buffer, at in plan.staging():
             n = buffer.size.value.data
             if at is None:
                 own[buffer.sym_name.data] = n
@@ -132,21 +126,20 @@ class Planned:
         args = f.body.blocks[0].args
         self.arg_offsets = []
         if any(isinstance(a.type, TensorType) for a in args):
-            self.arg_offsets = offsets_attr(f, ARG_OFFSETS_ATTR, len(args))
+            self.arg_offsets = plan.arg_offsets()
             for a, off in zip(args, self.arg_offsets):
                 if isinstance(a.type, TensorType):
                     self._check(off, a, f, names)
-        sizes = memory_sizes(f)
+        sizes = plan.memory_sizes()
         self.memories = {m: np.random.default_rng(n).integers(0, 256, n, dtype=np.uint8) for m, n in sizes.items()}
         self.offsets = {}
         for op in written_ops(f):
-            vals = offsets_attr(op, OFFSETS_ATTR, len(op.results))
+            vals = plan.result_offsets(op)
             for k, (r, off) in enumerate(zip(op.results, vals)):
                 if isinstance(r.type, TensorType):
                     memory = _memory(op)
-                    if memory is not None and memory not in sizes:
-                        raise MemoptError(f"memory '{memory}' has no arena size in 'memopt.memories'", op)
-                    self._check(off, r, op, names, self.arena_size if memory is None else sizes[memory], memory)
+                    size = self.arena_size if memory is None else plan.memory_size(memory, op)
+                    self._check(off, r, op, names, size, memory)
                     self.offsets[(op, k)] = off
 
     def _check(self, off: int, value: SSAValue, op: Operation, names: "ValueNames", size: int | None = None,
@@ -227,6 +220,6 @@ def value_name(value: SSAValue, index: int = 0) -> str:
 
 
 __all__ = [
-    "DMA_LANDINGS", "DMA_OFFSET_ATTR", "Planned", "Transfer", "Unplanned", "ValueNames", "is_planned",
+    "DMA_LANDINGS", "Planned", "Transfer", "Unplanned", "ValueNames", "is_planned",
     "value_name", "written_ops",
 ]

@@ -23,7 +23,7 @@ from xdsl.ir import Block, Operation
 from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError
 from memopt.dialects.memopt import DmaBufferOp, GlobalOp, IfOp, LoopOp, byte_size
-from memopt.dialects.plan_attrs import is_planned, plan_attr
+from memopt.dialects.written_plan import is_planned, read_written_plan
 
 from .liveness import unplanned_peak
 
@@ -82,7 +82,7 @@ def check_resources(module: ModuleOp, f: func.FuncOp, limits: Limits) -> None:
         elif isinstance(op, DmaBufferOp):
             total += op.size.value.data
     if is_planned(f):
-        total += plan_attr(f).arena_size.data
+        total += read_written_plan(f, module).arena_size
     if total > limits.max_bytes:
         what = f" (the largest tensor alone: {largest} bytes)" if largest_op is not None else ""
         raise MemoptError(
