@@ -203,11 +203,6 @@ class _Placed:
         else:
             self.end[k], self.lo[k], self.hi[k] = end, lo, hi
 
-    def unplace(self, i: int) -> None:
-        """Forget buffer ``i``: later fits no longer meet it."""
-        k = self._slot_l[i]
-        (self.l_end if self._is_long_l[i] else self.end)[k] = NONE
-
     def place_many(self, ids: np.ndarray, ends: np.ndarray, offsets: np.ndarray, sizes: np.ndarray) -> None:
         lng = self.is_long[ids]
         for end, lo, hi, sel in ((self.end, self.lo, self.hi, ~lng), (self.l_end, self.l_lo, self.l_hi, lng)):
@@ -230,19 +225,9 @@ class _Placed:
                 lo, hi = np.concatenate((lo, self.l_lo[lm])), np.concatenate((hi, self.l_hi[lm]))
         return lo, hi
 
-    def lowest_fit(self, lo_k: int, hi_k: int, s: int, e: int, size: int, a: int, floor: int = 0) -> int:
-        """The lowest fit among the placed buffers live in ``[s, e)``, at or above ``floor``
-        (which counts as taken below it)."""
-        lo, hi = self.meeting(lo_k, hi_k, s, e)
-        if floor:
-            lo, hi = np.append(lo, 0), np.append(hi, floor)
-        return _lowest_fit(lo, hi, size, a)
-
-
-def placement_window(problem: Problem) -> _Placed:
-    """An empty window over ``problem``'s buffers: place buffers in it and ask the lowest fit
-    of another (what :mod:`.lowest_first` places with)."""
-    return _setup(problem).placed.fresh()
+    def lowest_fit(self, lo_k: int, hi_k: int, s: int, e: int, size: int, a: int) -> int:
+        """The lowest fit among the placed buffers live in ``[s, e)``."""
+        return _lowest_fit(*self.meeting(lo_k, hi_k, s, e), size, a)
 
 
 def _unplaced(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -14,32 +14,39 @@ a fixed order came before the buffers that would have filled under it.
 
 How it stays cheap. Placing a buffer only raises the others' lowest offsets, so a buffer's last
 computed offset is a lower bound of its current one: a heap of those bounds, recomputed when
-popped, finds the lowest buffer without recomputing every buffer each step. And since the
-placements rise, no buffer goes below the last one placed: a placed (or fixed) buffer whose top
-is at or below that level can never be met again and leaves the window the fits look in.
+popped, finds the lowest buffer without recomputing every buffer each step. And since every
+placement is at the current level and the levels rise, a placed buffer lies wholly under the
+level, or crosses it and is the only one to do so at its steps: above the level, the placed
+buffers are a skyline (the highest top at each step), so a buffer's fit among them is one range
+maximum. Only the fixed buffers need a search for a gap, and in offset order the ones wholly
+under the level are a prefix, skipped with one bisection.
 """
 
 from __future__ import annotations
 
 import heapq
-from bisect import bisect_left, bisect_right
 from typing import Sequence
 
 import numpy as np
 
-from .firstfit import placement_window
 from .problem import Problem
 
 
-EVAL_WORK = 5_000
-"""What finding one buffer's lowest offset costs beyond the buffers its window holds, in the
-work units of :func:`lowest_first` (one per buffer looked at): numpy's per-call overhead."""
+EVAL_WORK = 24_000
+"""What looking for a buffer's gap among the fixed buffers costs beyond the fixed buffers it
+looks at, in the work units of :func:`lowest_first` (one per fixed buffer looked at): numpy's
+per-call overhead."""
 
 
-GIVE_UP = ((0.25, 0.5), (0.5, 0.75))
+STEP_WORK = 1_100
+"""What reading the skyline over a buffer's steps costs beyond the steps, in the same units."""
+
+
+GIVE_UP = ((0.25, 0.7), (0.5, 0.85))
 """(share of the buffers placed, share of the work spent): a placement past one gives up early.
-Why these are generous: the first placements cost the most (the window they look in still holds
-every buffer above the low level), so the work so far overstates what the rest will cost."""
+Why these are generous: the first placements cost the most (the fixed buffers above the level
+are still all there, and most placements are yet to raise the level past them), so the work so
+far overstates what the rest will cost."""
 
 
 def lowest_first(problem: Problem, fixed: Sequence[int], offsets: np.ndarray, ties: Sequence[int],
@@ -51,44 +58,79 @@ def lowest_first(problem: Problem, fixed: Sequence[int], offsets: np.ndarray, ti
 
     With ``work`` set, a placement that would spend more gives up: no offsets (None) and the
     work spent so far. It gives up early too, when it is clearly on its way past ``work``: more
-    than half of it spent with a quarter of the buffers placed, or more than three quarters
-    with half of them (:data:`GIVE_UP`). Work counts the buffers each fit looks at, plus
-    :data:`EVAL_WORK` per fit: the same on every machine."""
+    than 70 % of it spent with a quarter of the buffers placed, or more than 85 % with half
+    of them (:data:`GIVE_UP`). Work counts the steps and the fixed buffers each fit
+    looks at, plus :data:`EVAL_WORK` per fit: the same on every machine."""
     out = np.asarray(offsets, np.int64).copy()
-    window = placement_window(problem)
-    starts, ends = problem.starts.tolist(), problem.ends.tolist()
     sizes, aligns = problem.sizes.tolist(), problem.alignments.tolist()
-    tops: list[tuple[int, int]] = []  # (top, buffer) of what the window holds
-    for i in fixed:
-        if sizes[i]:
-            window.place(i, ends[i], int(out[i]), int(out[i]) + sizes[i])
-            tops.append((int(out[i]) + sizes[i], i))
-    heapq.heapify(tops)
-    cap, s_start = window.cap, window.s_start.tolist()
-    heap = [(0, rank, i) for rank, i in enumerate(ties) if sizes[i]]
-    spent, n_long = 0, len(window.long_ids)
+    movable = [i for i in ties if sizes[i]]
+    if not movable:
+        return out, 0
+    below = _Fixed(problem, [i for i in fixed if sizes[i]], out)
+    ids = np.asarray(movable, np.int64)
+    starts, ends = problem.starts[ids].tolist(), problem.ends[ids].tolist()
+    steps = np.unique(np.concatenate((problem.starts[ids], problem.ends[ids])))
+    first = np.searchsorted(steps, problem.starts[ids]).tolist()
+    last = np.searchsorted(steps, problem.ends[ids]).tolist()
+    skyline = np.zeros(len(steps), np.int64)  # the highest top of the placed ties at each step
+    heap = [(0, j) for j in range(len(movable))]
+    spent, placed = 0, 0
     checkpoints = {max(1, int(len(heap) * share)): limit for share, limit in GIVE_UP}
-    placed = 0
     while heap:
-        bound, rank, i = heapq.heappop(heap)
-        while tops and tops[0][0] <= bound:
-            window.unplace(heapq.heappop(tops)[1])
-        s, e = starts[i], ends[i]
-        lo_k, hi_k = bisect_right(s_start, s - cap), bisect_left(s_start, e)
-        spent += EVAL_WORK + hi_k - lo_k + n_long
+        bound, j = heapq.heappop(heap)
+        i, a, b = movable[j], first[j], last[j]
+        floor = int(skyline[a:b].max(initial=0))
+        if floor > bound:  # a lower bound again: the fixed buffers can only raise it
+            y, looked = floor, 0
+        else:
+            y, looked = below.lowest_fit(starts[j], ends[j], bound, sizes[i], aligns[i])
+        spent += STEP_WORK + b - a + (looked + EVAL_WORK if floor <= bound else 0)
         if work is not None and spent > work:
             return None, spent
-        y = window.lowest_fit(lo_k, hi_k, s, e, sizes[i], aligns[i], bound)
         if y > bound:
-            heapq.heappush(heap, (y, rank, i))
+            heapq.heappush(heap, (y, j))
             continue
         out[i] = y
-        window.place(i, e, y, y + sizes[i])
-        heapq.heappush(tops, (y + sizes[i], i))
+        skyline[a:b] = y + sizes[i]
         placed += 1
         if work is not None and spent > checkpoints.get(placed, 1.0) * work:
             return None, spent
     return out, spent
+
+
+class _Fixed:
+    """The fixed buffers in offset order, with the running maximum of their tops: those wholly
+    at or under a level are the prefix whose running maximum is."""
+
+    def __init__(self, problem: Problem, fixed: list[int], offsets: np.ndarray) -> None:
+        ids = np.asarray(fixed, np.int64)
+        by_lo = ids[np.lexsort((ids, offsets[ids]))]
+        self.lo = offsets[by_lo]
+        self.hi = self.lo + problem.sizes[by_lo]
+        self.start, self.end = problem.starts[by_lo], problem.ends[by_lo]
+        self.reach = np.maximum.accumulate(self.hi) if len(by_lo) else self.hi
+
+    def lowest_fit(self, s: int, e: int, floor: int, size: int, align: int) -> tuple[int, int]:
+        """The lowest ``align``-aligned offset at or above ``floor`` where ``size`` bytes live in
+        ``[s, e)`` meet no fixed buffer, and how many fixed buffers were looked at."""
+        k = int(np.searchsorted(self.reach, floor, side="right"))
+        live = (self.end[k:] > s) & (self.start[k:] < e)
+        lo = np.concatenate(((0,), self.lo[k:][live]))
+        hi = np.concatenate(((floor,), self.hi[k:][live]))
+        return _fit_sorted(lo, hi, size, align), len(self.lo) - k
+
+
+def _fit_sorted(lo: np.ndarray, hi: np.ndarray, size: int, align: int) -> int:
+    """The lowest ``align``-aligned offset where ``size`` bytes miss every ``[lo, hi)``, the
+    intervals sorted by ``lo`` and the first ``[0, floor)``: the position tried before interval
+    ``k`` is the running maximum of the earlier tops (aligned up); the answer is the first that
+    ends by ``lo[k]``, else past the highest top."""
+    reach = np.maximum.accumulate(hi)
+    if align > 1:
+        reach = -(-reach // align) * align
+    fits = reach[:-1] + size <= lo[1:]
+    k = int(fits.argmax()) if len(fits) else 0
+    return int(reach[k]) if len(fits) and fits[k] else int(reach[-1])
 
 
 __all__ = ["lowest_first"]

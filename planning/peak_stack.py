@@ -92,7 +92,7 @@ lowest-first fill packs is often not the peak."""
 PEAK_LOWEST_RUNS = (("start", "inward"), ("end", "outward"))
 """The lowest-first fills of the peak's start and end stacks, after :data:`LOWEST_RUNS`."""
 
-LOWEST_WORK = 1_200_000_000
+LOWEST_WORK = 5_000_000_000
 """Work the lowest-first fills may spend together, in :func:`lowest_first`'s units (about three
 seconds)."""
 
@@ -243,20 +243,23 @@ def peak_stack_offsets(problem: Problem, runs: list[tuple[int, str, str]]) -> li
     """The lowest plan over ``runs`` ((pivot step, stack, fill) triples), each side of a pivot
     taken from its lowest fill for that pivot and stack. The lowest-first fills run last, and
     only while the plan is above the live bytes' peak and :data:`LOWEST_WORK` lasts: one that
-    gives up on its work ends them (the later ones would cost about as much), and so does one
-    that brings the plan to the peak."""
+    gives up on its work ends them, and so does one that brings the plan to the peak. Nor does
+    one start when the work left is less than the most a fill has spent so far: fills of one
+    problem cost about the same, so it would give up, its work wasted."""
     plans = _Plans(problem, runs)
     lowest = [r for r in runs if r[2].startswith("lowest-")]
     for run in (r for r in runs if not r[2].startswith("lowest-")):
         plans.fill(*run)
     bound = int(live_profile(problem)[1].max(initial=0))
     if lowest and (not plans.fills or plans.best()[0] > bound):
-        left = LOWEST_WORK
+        left, most = LOWEST_WORK, 0
         for t, order, fill in lowest:
+            if most > left:
+                break
             spent = plans.fill_lowest(t, order, fill.removeprefix("lowest-"), left, bound)
             if spent is None or plans.combined(t, order)[0] <= bound:
                 break
-            left -= spent
+            left, most = left - spent, max(most, spent)
     return plans.best()[1].tolist()
 
 

@@ -6,7 +6,7 @@ from hypothesis import given, settings, strategies as st
 
 from memopt.planning.bounds import lower_bound
 from memopt.planning.firstfit import first_fit
-from memopt.planning.lowest_first import lowest_first
+from memopt.planning.lowest_first import GIVE_UP, lowest_first
 from memopt.planning.problem import Buffer, Problem
 from memopt.planning.validate import find_conflicts
 
@@ -45,11 +45,15 @@ def test_a_placement_over_its_work_gives_up_early():
     assert lowest_first(p, [], start, [1, 2, 0, 3], work=2 * spent)[0] is not None
     offsets, over = lowest_first(p, [], start, [1, 2, 0, 3], work=spent - 1)
     assert offsets is None
-    # a quarter of the buffers (the first) placed with over half the work spent: it stops there,
-    # before the work is used up
+    # a quarter of the buffers (the first) placed with more than GIVE_UP's share of the work
+    # spent: it stops there, before the work is used up
     first = lowest_first(p, [], start, [1], work=None)[1]
-    offsets, early = lowest_first(p, [], start, [1, 2, 0, 3], work=2 * first - 1)
-    assert offsets is None and early == first < 2 * first - 1
+    share, limit = GIVE_UP[0]
+    assert share == 0.25
+    work = int(first / limit) - 1
+    offsets, early = lowest_first(p, [], start, [1, 2, 0, 3], work=work)
+    assert offsets is None and limit * work < early < work < spent
+    assert lowest_first(p, [], start, [1, 2, 0, 3], work=int(first / limit) + 1)[1] > first
 
 
 rows = st.lists(st.tuples(st.integers(0, 40), st.integers(0, 20), st.integers(1, 10), st.sampled_from([1, 1, 4]),
@@ -67,3 +71,37 @@ def test_fixed_buffers_stay_and_the_plan_is_valid(rows):
     assert offsets[fixed].tolist() == placed[fixed].tolist()
     assert all(offsets[i] % p.buffers[i].alignment == 0 for i in free)
     assert not find_conflicts(p, offsets.tolist())
+
+
+def _reference(p: Problem, fixed: list[int], offsets: np.ndarray, ties: list[int]) -> list[int]:
+    """Lowest first by its definition: every step, each unplaced buffer's lowest aligned offset
+    clear of everything placed that meets it; the lowest goes, the first in ``ties`` on equal
+    offsets."""
+    b = p.buffers
+    out = [int(o) for o in offsets]
+    placed = [i for i in fixed if b[i].size]
+    todo = [i for i in ties if b[i].size]
+
+    def fit(i: int) -> int:
+        meet = [j for j in placed if b[j].start < b[i].end and b[i].start < b[j].end]
+        spots = sorted({0, *(-(-(out[j] + b[j].size) // b[i].alignment) * b[i].alignment for j in meet)})
+        return next(y for y in spots
+                    if all(y + b[i].size <= out[j] or out[j] + b[j].size <= y for j in meet))
+
+    while todo:
+        y, i = min((fit(i), rank, i) for rank, i in enumerate(todo))[::2]
+        out[i] = y
+        placed.append(i)
+        todo.remove(i)
+    return out
+
+
+@settings(max_examples=150, deadline=None)
+@given(rows)
+def test_it_places_as_the_definition_does(rows):
+    p = Problem.of(Buffer(f"b{i}", size, s, s + length, align) for i, (size, s, length, align, _) in enumerate(rows))
+    fixed = [i for i, r in enumerate(rows) if r[4]]
+    free = [i for i, r in enumerate(rows) if not r[4]]
+    placed = np.asarray(first_fit(p, fixed + free), np.int64)
+    offsets, _ = lowest_first(p, fixed, placed, free)
+    assert offsets.tolist() == _reference(p, fixed, placed, free)

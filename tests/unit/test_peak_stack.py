@@ -229,3 +229,27 @@ def test_a_lowest_first_fill_places_only_the_side_not_yet_within_the_bound(monke
     offsets = peak_stack_offsets(p, [(t, "end", "size"), (t, "end", "lowest-outward")])
     assert placed == [left.tolist()]
     assert not find_conflicts(p, offsets)
+
+
+def test_no_lowest_first_fill_starts_with_less_work_left_than_a_fill_has_spent(monkeypatch):
+    import memopt.planning.peak_stack as peak_stack
+
+    p = _problem(SECOND_PIVOT_CRITICAL)
+    t = pivot_steps(p)[0]
+    runs = [(t, *RUNS[0])] + _lowest([t])
+    spent: list[int] = []
+
+    def recorded(problem, fixed, offsets, ties, work=None):
+        got = real(problem, fixed, offsets, ties, work)
+        spent.append(got[1])
+        return got
+
+    real = peak_stack.lowest_first
+    monkeypatch.setattr(peak_stack, "lowest_first", recorded)
+    peak_stack_offsets(p, runs)
+    assert len(spent) >= 2  # with the default work, the second fill runs
+    first = spent[0]
+    spent.clear()
+    monkeypatch.setattr(peak_stack, "LOWEST_WORK", 2 * first - 1)
+    offsets = peak_stack_offsets(p, runs)
+    assert spent == [first] and not find_conflicts(p, offsets)
