@@ -36,7 +36,7 @@ def run_policy(module, cap: int, policy: str, check: bool):
 
     from memopt.api import context
     from memopt.diagnostics import MemoptError
-    from memopt.dialects.memopt import PLAN_ATTR
+    from memopt.dialects.plan_attr_names import PLAN_ATTR
     from memopt.executor.check import check_function
     from memopt.passes.plan_memory import PlanMemoryPass
     from memopt.passes.verify_plan import VerifyPlanPass

@@ -62,7 +62,7 @@ def pipeline_arena(text: str, budget: int) -> tuple[str, int | None]:
 
     from memopt.api import context
     from memopt.diagnostics import MemoptError
-    from memopt.dialects.memopt import PLAN_ATTR
+    from memopt.dialects.plan_attr_names import PLAN_ATTR
     from memopt.passes.plan_memory import PlanMemoryPass
     from memopt.passes.rematerialize import RematerializeMemoryPass
 

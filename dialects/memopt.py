@@ -17,8 +17,8 @@ Operations (custom syntax; every op also round-trips through the generic form)
     %t = memopt.dma_start @w into @alloc0[offset 0] : !memopt.token
     %w2 = memopt.dma_wait %t : tensor<16x3x3x3xf32>
 
-Planner annotations are plain discardable builtin attributes (see ``PLAN_ATTR``,
-``OFFSETS_ATTR`` and ``ARG_OFFSETS_ATTR``).
+Planner annotations are plain discardable builtin attributes, written and read by the plan's
+writer and readers only (names: :mod:`memopt.dialects.plan_attr_names`).
 """
 
 from __future__ import annotations
@@ -78,8 +78,6 @@ from xdsl.traits import (
     SymbolTable,
 )
 from xdsl.utils.exceptions import VerifyException
-
-from memopt.dialects.plan_attr_names import ARG_OFFSETS_ATTR, OFFSETS_ATTR, PLAN_ATTR
 
 REMAT_ATTR = "memopt.remat"
 """On a recomputed op (``rematerialize``): the identity of the op it recomputes."""
@@ -996,13 +994,10 @@ Memopt = Dialect(
 )
 
 __all__ = [
-    "ARG_OFFSETS_ATTR",
     "OffArena",
     "IDENT_ATTR",
     "CopyOp",
     "memory_of",
-    "OFFSETS_ATTR",
-    "PLAN_ATTR",
     "ComputeOp",
     "DmaBufferOp",
     "DmaStartOp",

@@ -84,6 +84,11 @@ def is_planned(f: func.FuncOp) -> bool:
     return isinstance(f.attributes.get(PLAN_ATTR), PlanAttr)
 
 
+def carries_plan(f: func.FuncOp) -> bool:
+    """Whether ``f`` has a ``memopt.plan`` attribute, of whatever kind."""
+    return PLAN_ATTR in f.attributes
+
+
 def plan_numbering(f: func.FuncOp) -> str:
     """The control-flow numbering ``f``'s plan is valid in: its ``memopt.numbering``
     (``"joint"`` when absent: a function without branches, where every numbering is one)."""
@@ -143,6 +148,6 @@ def value_offsets(f: func.FuncOp) -> list[tuple[SSAValue, int]]:
 
 
 __all__ = [
-    "MEMORIES_ATTR", "NO_OFFSET", "is_planned", "lower_bound_inplace", "memory_sizes", "offchip_memories", "offsets_attr",
+    "MEMORIES_ATTR", "NO_OFFSET", "carries_plan", "is_planned", "lower_bound_inplace", "memory_sizes", "offchip_memories", "offsets_attr",
     "onchip_size", "placed_staging", "plan_attr", "plan_numbering", "recorded_capacity", "staging_buffers", "value_offsets",
 ]

@@ -30,6 +30,12 @@ def is_planned(f: func.FuncOp) -> bool:
     return plan_attrs.is_planned(f)
 
 
+def carries_plan(f: func.FuncOp) -> bool:
+    """Whether ``f`` has a plan attribute at all, well-formed or not: what a rewrite that would
+    leave a plan stale refuses."""
+    return plan_attrs.carries_plan(f)
+
+
 @dataclass(frozen=True)
 class WrittenPlan:
     """The plan of ``func`` (staging buffers: ``module``'s, which every function shares) as its
@@ -92,4 +98,4 @@ def recorded_capacity(module: Operation) -> int | None:
     return plan_attrs.recorded_capacity(module)
 
 
-__all__ = ["WrittenPlan", "is_planned", "read_written_plan", "recorded_capacity"]
+__all__ = ["WrittenPlan", "carries_plan", "is_planned", "read_written_plan", "recorded_capacity"]

@@ -14,9 +14,9 @@ Two ways in, for a flow that already holds an xDSL ``ModuleOp`` (memopt's dialec
 :func:`context` is an xDSL ``Context`` with every dialect memopt reads, for flows that parse text.
 The plan is read back from the IR the passes wrote, never recomputed: on upstream IR by the one
 reader of upstream plans (:func:`~memopt.passes.upstream_plan_io.read_upstream_plan`: the arena
-views and their offsets, every memory space's arena), on memopt's dialect by the dialect's plan
-decoder (:mod:`memopt.dialects.plan_attrs`: the ``memopt.plan`` attribute and the offsets of
-every value, aliases included).
+views and their offsets, every memory space's arena), on memopt's dialect by its value-level plan
+reader (:func:`~memopt.dialects.written_plan.read_written_plan`: the arena size, bounds and
+strategy, and the offsets of every value, aliases included).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 
 from memopt.dialects.context import make_context
 from memopt.dialects.memopt import byte_size
-from memopt.dialects.plan_attrs import is_planned, lower_bound_inplace, onchip_size, plan_attr, value_offsets
+from memopt.dialects.written_plan import WrittenPlan, is_planned, read_written_plan
 from memopt.passes.insert_dma import InsertDmaPass
 from memopt.passes.lower_to_memref import LowerToMemrefPass
 from memopt.passes.names import display_names
@@ -116,10 +116,9 @@ def plan(
     return summarize(module)
 
 
-def _memopt_buffers(f: func.FuncOp) -> tuple[PlannedBuffer, ...]:
-    """memopt dialect: every value with an arena offset (``memopt.offsets`` on its op,
-    ``memopt.arg_offsets`` on the function), aliases included, by offset."""
-    keep = [(v, o, v.type) for v, o in value_offsets(f) if o >= 0]
+def _memopt_buffers(plan: WrittenPlan) -> tuple[PlannedBuffer, ...]:
+    """memopt dialect: every value with an arena offset, aliases included, by offset."""
+    keep = [(v, o, v.type) for v, o in plan.value_offsets() if o >= 0]
     tensors = [(v, o, t) for v, o, t in keep if isinstance(t, TensorType)]
     names = display_names([v for v, _, _ in tensors])
     bufs = [PlannedBuffer(n, o, byte_size(t)) for n, (_, o, t) in zip(names, tensors)]
@@ -145,18 +144,23 @@ def _upstream_summary(f: func.FuncOp) -> FunctionSummary | None:
     )
 
 
+def _memopt_summary(p: WrittenPlan) -> FunctionSummary:
+    """A memopt-dialect function's plan as written (the on-chip total: the module's, staging
+    buffers included, else the arena)."""
+    module_onchip = p.onchip_size()
+    onchip = module_onchip if module_onchip is not None else p.arena_size
+    return FunctionSummary(p.func.sym_name.data, p.arena_size, p.lower_bound, p.strategy, onchip, _memopt_buffers(p),
+                           lower_bound_inplace=p.lower_bound_inplace())
+
+
 def summarize(module: ModuleOp) -> PlanSummary:
     """The plan already written in ``module`` (by ``plan-memory`` and ``insert-dma``)."""
     out = []
-    module_onchip = onchip_size(module)
     for f in module.body.block.ops:
         if not isinstance(f, func.FuncOp) or not f.body.blocks:
             continue
         if is_planned(f):
-            p = plan_attr(f)
-            onchip = module_onchip if module_onchip is not None else p.arena_size.data
-            out.append(FunctionSummary(f.sym_name.data, p.arena_size.data, p.lower_bound.data, p.strategy.data, onchip,
-                                       _memopt_buffers(f), lower_bound_inplace=lower_bound_inplace(f)))
+            out.append(_memopt_summary(read_written_plan(f, module)))
             continue
         summary = _upstream_summary(f)
         if summary is not None:

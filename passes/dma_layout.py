@@ -3,8 +3,10 @@
 The one owner of both: ``insert-dma`` and ``plan-memory`` each call :func:`place_dma_buffers`
 (whichever runs second finds both the plan and the buffers), which places the buffers, checks
 the on-chip total against the capacity and records the placement; ``insert-dma`` sizes its
-schedule with :func:`onchip_total`, the same arithmetic. The placement is read back through the
-plan reader (:func:`memopt.passes.plan_io.read_staging`), never decoded elsewhere.
+schedule with :func:`onchip_total`, the same arithmetic. The placement is written by the plan's
+writer (:func:`memopt.passes.plan_io.write_staging`) and read back through the plan readers
+(:func:`memopt.passes.plan_io.read_staging`, :mod:`memopt.dialects.written_plan`), never
+encoded or decoded here.
 
 Why after the arena: the ping-pong buffers are live for the whole program (every Region of every
 function reuses them), while the arena is planned per function; putting them behind the largest
@@ -26,14 +28,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 
 from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError
 from memopt.dialects.memopt import DmaBufferOp, DmaStartOp
-from memopt.dialects.plan_attrs import is_planned, plan_attr
-from memopt.dialects.plan_attr_names import CAPACITY_ATTR, ONCHIP_OFFSET_ATTR, ONCHIP_SIZE_ATTR
+from memopt.dialects.written_plan import is_planned, read_written_plan, recorded_capacity
+from memopt.passes.plan_io import staging_unplaced, write_capacity, write_staging
 from memopt.planning import align_up
 from memopt.planning.function_plan import Staging
 
@@ -44,13 +46,7 @@ def record_capacity(module: ModuleOp, capacity: int | None) -> None:
     if capacity is None:
         return
     known = recorded_capacity(module)
-    module.attributes[CAPACITY_ATTR] = IntegerAttr(capacity if known is None else min(known, capacity), i64)
-
-
-def recorded_capacity(module: Operation) -> int | None:
-    """The capacity ``insert-dma`` recorded on ``module``, if any."""
-    a = module.attributes.get(CAPACITY_ATTR)
-    return a.value.data if isinstance(a, IntegerAttr) else None
+    write_capacity(module, capacity if known is None else min(known, capacity))
 
 
 def dma_buffers(module: Operation) -> list[DmaBufferOp]:
@@ -58,10 +54,11 @@ def dma_buffers(module: Operation) -> list[DmaBufferOp]:
 
 
 def planned_arenas(module: Operation) -> list[tuple[func.FuncOp, int]]:
+    """Every planned function of ``module`` with its recorded arena size."""
     out = []
     for op in walk(module):
         if isinstance(op, func.FuncOp) and is_planned(op):
-            out.append((op, plan_attr(op).arena_size.data))
+            out.append((op, read_written_plan(op, module).arena_size))
     return out
 
 
@@ -110,18 +107,12 @@ def place_dma_buffers(module: ModuleOp, alignment: int = 16, capacity: int | Non
     if not arenas:
         return None
     offsets, end = layout_after_arena(max(arenas), [b.size.value.data for b in bufs], alignment)
-    for b, off in zip(bufs, offsets):
-        b.attributes[ONCHIP_OFFSET_ATTR] = IntegerAttr(off, i64)
-    module.attributes[ONCHIP_SIZE_ATTR] = IntegerAttr(end, i64)
+    write_staging(module, list(zip(bufs, offsets)), end)
     if capacity is not None and end > capacity:
         raise MemoptError(
             f"on-chip memory needs {end} bytes (arena plus DMA buffers), over capacity {capacity}", module
         )
     return end
-
-
-def _missing(op: Operation, name: str) -> MemoptError:
-    return MemoptError(f"missing '{name}' attribute (run plan-memory after insert-dma)", op)
 
 
 def check_dma_layout(module: ModuleOp, arenas: list[tuple[func.FuncOp, int]], staging: Sequence[Staging],
@@ -142,7 +133,7 @@ def check_dma_layout(module: ModuleOp, arenas: list[tuple[func.FuncOp, int]], st
     for b in bufs:
         off = offset_of.get(b.sym_name.data)
         if off is None:
-            raise _missing(b, ONCHIP_OFFSET_ATTR)
+            raise staging_unplaced(b)
         size = b.size.value.data
         if off < top:
             owner = max(arenas, key=lambda fa: fa[1])[0]
@@ -160,7 +151,7 @@ def check_dma_layout(module: ModuleOp, arenas: list[tuple[func.FuncOp, int]], st
     if not placed:
         return
     if total is None:
-        raise _missing(module, ONCHIP_SIZE_ATTR)
+        raise staging_unplaced(module)
     capacity = recorded_capacity(module)
     if capacity is not None and total > capacity:
         raise MemoptError(f"invalid plan: on-chip memory needs {total} bytes (arena plus DMA buffers), over the "
@@ -174,7 +165,7 @@ def check_dma_layout(module: ModuleOp, arenas: list[tuple[func.FuncOp, int]], st
 
 
 __all__ = [
-    "CAPACITY_ATTR", "ONCHIP_OFFSET_ATTR", "ONCHIP_SIZE_ATTR", "record_capacity", "recorded_capacity", "check_dma_layout", "dma_buffers", "layout_after_arena",
+    "record_capacity", "check_dma_layout", "dma_buffers", "layout_after_arena",
     "onchip_total", "place_dma_buffers", "staging_need", "TAG_BYTES",
     "planned_arenas",
 ]

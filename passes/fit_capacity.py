@@ -33,7 +33,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError, copy_location
 from memopt.dialects.memopt import REMAT_ATTR, ComputeOp, CopyOp, ViewOp, byte_size
-from memopt.dialects.plan_attrs import offchip_memories  # noqa: F401 - re-exported
+from memopt.passes.plan_io import offchip_memories  # noqa: F401 - re-exported
 from memopt.passes.dma_profile import op_macs
 from memopt.passes.lifetime import FunctionLifetimes, analyze_function, take_body
 from memopt.planning.latency import Target

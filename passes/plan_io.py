@@ -1,19 +1,24 @@
 """The memopt dialect's plan: its one writer, and its one reader into the plan model.
 
-A plan lives in discardable attributes, so any later pass or tool can read it back:
+A plan lives in discardable attributes, so any later pass or tool can read it back (through a
+reader: no other module names or decodes them, a contract in ``pyproject.toml``):
 ``memopt.offsets`` on every op with arena-resident tensor results (one entry per result, -1 for
 results that take no arena space, e.g. off-chip weights), ``memopt.arg_offsets`` on the function
 for its arguments, ``memopt.plan = #memopt.plan<...>`` on the function for the arena size,
 the lower bound and the strategy that produced it, and ``memopt.numbering`` for the
 control-flow numbering it is valid in (a field of its own: never derived from the strategy).
 :func:`write_plan` writes them; :func:`read_function_plan` reads them back, with the lifetimes
-the plan's numbering gives, into a :class:`~memopt.planning.function_plan.Plan` — what ``verify-plan``
-and the report read. Decoding the attributes alone (no lifetimes, value by value) is
-:mod:`memopt.dialects.plan_attrs`, whose names are re-exported here.
+the plan's numbering gives, into a :class:`~memopt.planning.function_plan.Plan` — what
+``verify-plan``, the report and the pools read. The DMA staging buffers' on-chip places and the capacity they
+were placed for are written here too (:func:`write_staging`, :func:`write_capacity`), placed by
+:mod:`memopt.passes.dma_layout`. The attributes are decoded by :mod:`memopt.dialects.plan_attrs`;
+reading them value by value, with no lifetimes (what the executor and the API need), is
+:mod:`memopt.dialects.written_plan`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import func
@@ -22,11 +27,14 @@ from xdsl.ir import Operation, SSAValue
 
 from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError
-from memopt.dialects.memopt import PlanAttr, memory_of
-from memopt.dialects.plan_attr_names import ARG_OFFSETS_ATTR, LB_INPLACE_ATTR, NUMBERING_ATTR, OFFSETS_ATTR, PLAN_ATTR
-from memopt.dialects.plan_attrs import (  # noqa: F401 - re-exported: readers import them from here
-    MEMORIES_ATTR, NO_OFFSET, lower_bound_inplace, memory_sizes, offchip_memories, offsets_attr, onchip_size,
-    placed_staging, plan_attr, plan_numbering,
+from memopt.dialects.memopt import DmaBufferOp, PlanAttr, memory_of
+from memopt.dialects.plan_attr_names import (
+    ARG_OFFSETS_ATTR, CAPACITY_ATTR, LB_INPLACE_ATTR, MEMORIES_ATTR, NUMBERING_ATTR, OFFSETS_ATTR, ONCHIP_OFFSET_ATTR,
+    ONCHIP_SIZE_ATTR, PLAN_ATTR,
+)
+from memopt.dialects.plan_attrs import (
+    NO_OFFSET, lower_bound_inplace, memory_sizes, offchip_memories, offsets_attr, onchip_size, placed_staging, plan_attr,
+    plan_numbering,
 )
 from memopt.passes.lifetime import FunctionLifetimes, analyze_function
 from memopt.planning import Solution
@@ -83,6 +91,26 @@ def write_inplace_bound(f: func.FuncOp, bound: int | None) -> None:
         f.attributes[LB_INPLACE_ATTR] = IntegerAttr(bound, i64)
     elif LB_INPLACE_ATTR in f.attributes:
         del f.attributes[LB_INPLACE_ATTR]
+
+
+def write_staging(module: Operation, placed: Sequence[tuple[DmaBufferOp, int]], total: int) -> None:
+    """Record the DMA staging buffers' on-chip offsets and the on-chip total (arena plus
+    buffers) on ``module``: placed by :func:`memopt.passes.dma_layout.place_dma_buffers`."""
+    for buffer, offset in placed:
+        buffer.attributes[ONCHIP_OFFSET_ATTR] = IntegerAttr(offset, i64)
+    module.attributes[ONCHIP_SIZE_ATTR] = IntegerAttr(total, i64)
+
+
+def write_capacity(module: Operation, capacity: int) -> None:
+    """Record the on-chip capacity a DMA schedule was made for, which a later plan must respect."""
+    module.attributes[CAPACITY_ATTR] = IntegerAttr(capacity, i64)
+
+
+def staging_unplaced(op: Operation) -> MemoptError:
+    """The located error for a staging buffer ``op`` the plan gives no on-chip place (on the
+    module: no on-chip total)."""
+    name = ONCHIP_OFFSET_ATTR if isinstance(op, DmaBufferOp) else ONCHIP_SIZE_ATTR
+    return MemoptError(f"missing '{name}' attribute (run plan-memory after insert-dma)", op)
 
 
 MemoptPlan = Plan[SSAValue]
@@ -178,3 +206,9 @@ def read_plan(lt: FunctionLifetimes) -> tuple[list[int], int, PlanAttr]:
             raise MemoptError(f"memory '{lt.memory}' has no arena size in '{MEMORIES_ATTR}'", f)
         return offsets, sizes[lt.memory], plan
     return offsets, plan.arena_size.data, plan
+
+
+__all__ = [
+    "MemoptPlan", "ReadPlan", "offchip_memories", "read_function_plan", "read_plan", "read_staging", "staging_unplaced",
+    "write_capacity", "write_inplace_bound", "write_memory_plan", "write_plan", "write_staging",
+]

@@ -44,8 +44,9 @@ from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError, copy_location
 from memopt.executor.memopt_ops import op_identities
 from memopt.dialects.memopt import (
-    ComputeOp, DmaStartOp, DmaWaitOp, GetGlobalOp, PLAN_ATTR, REMAT_ATTR, ViewOp, byte_size,
+    ComputeOp, DmaStartOp, DmaWaitOp, GetGlobalOp, PlanAttr, REMAT_ATTR, ViewOp, byte_size,
 )
+from memopt.dialects.written_plan import carries_plan
 from memopt.passes.dma_profile import op_macs
 from memopt.passes.lifetime import analyze_function, planned_functions, take_body
 from memopt.passes.options import option
@@ -349,8 +350,8 @@ def _refuse(f: func.FuncOp) -> None:
     programs (nothing to recompute there yet) and planned functions (the rewrite would leave
     their plan stale: the clones carry copied offsets and the recorded bounds no longer hold)."""
     refuse_memref(f, "rematerialize", "rematerialization")
-    if PLAN_ATTR in f.attributes:
-        raise MemoptError(f"rematerialize: '@{f.sym_name.data}' is already planned ({PLAN_ATTR}): run rematerialize "
+    if carries_plan(f):
+        raise MemoptError(f"rematerialize: '@{f.sym_name.data}' is already planned ({PlanAttr.name}): run rematerialize "
                           "before plan-memory (rewriting it would leave its plan stale)", f)
 
 

@@ -54,7 +54,7 @@ from xdsl.dialects import builtin, func
 from xdsl.passes import ModulePass
 
 from memopt.diagnostics import MemoptError
-from memopt.dialects.memopt import PLAN_ATTR
+from memopt.dialects.written_plan import carries_plan
 from memopt.passes.lifetime import analyze_function, planned_functions
 from memopt.passes.options import option
 from memopt.passes.tile_fit import tile_to_fit
@@ -146,7 +146,7 @@ class TilePass(ModulePass):
         elif len(funcs) != 1:
             raise MemoptError(f"tile: the module has {len(funcs)} functions with a body: name one (func=NAME)")
         f = funcs[0]
-        if PLAN_ATTR in f.attributes:
+        if carries_plan(f):
             raise MemoptError(f"tile: '@{f.sym_name.data}' is already planned: run tile before plan-memory", f)
         fuse_channel_shuffles(f)
         if self.capacity is not None:

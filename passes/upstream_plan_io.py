@@ -23,6 +23,7 @@ from memopt.dialects.plan_attr_names import (
     ARENA_SIZE_ATTR, LOWER_BOUND_ATTR, ONCHIP_SIZE_ATTR, SPACE_SIZES_ATTR, STAGING_ATTR, STRATEGY_ATTR,
 )
 from memopt.dialects.upstream_attrs import plan_arenas, recorded_int, recorded_str
+from memopt.dialects.walk import walk
 from memopt.planning import Buffer, Problem
 from memopt.planning.function_plan import Arena, Plan
 
@@ -96,6 +97,12 @@ def _read_arena(f: func.FuncOp, tracer: BufferTracer, arena: SSAValue, space: in
                      tuple(offsets), tuple(views), staging)
 
 
+def staging_allocs(f: func.FuncOp) -> list[memref.AllocOp]:
+    """The staging buffers ``insert-dma`` made allocs of ``f`` (after planning, in a memory
+    space of their own): on chip, but in no arena of the plan."""
+    return [op for op in walk(f.body) if isinstance(op, memref.AllocOp) and STAGING_ATTR in op.attributes]
+
+
 def view_offsets(view: memref.ViewOp) -> list[int]:
     """The byte offsets a view can take: one constant, or the two constants an
     ``arith.select`` chooses between (a double-buffered view)."""
@@ -124,4 +131,4 @@ def _recorded_size(f: func.FuncOp, space: int) -> int | None:
     return entry.value.data if isinstance(entry, IntegerAttr) else None
 
 
-__all__ = ["ArenaPlan", "arenas", "is_planned", "read_upstream_plan", "view_offsets"]
+__all__ = ["ArenaPlan", "arenas", "is_planned", "read_upstream_plan", "staging_allocs", "view_offsets"]

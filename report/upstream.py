@@ -16,19 +16,17 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from xdsl.dialects import func, memref
+from xdsl.dialects import func
 from xdsl.ir import Operation
 
-from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError
 from memopt.planning import Problem, lower_bound
 
 from memopt.planning.latency import Target
-from memopt.dialects.plan_attr_names import STAGING_ATTR
 from memopt.planning.function_plan import Plan, Staging
 from memopt.passes.upstream_lifetime import byte_size, memory_space
 from memopt.passes.upstream_plan_detail import STAGING, branch_spans, buffer_kinds, describe
-from memopt.passes.upstream_plan_io import ArenaPlan, is_planned, read_upstream_plan
+from memopt.passes.upstream_plan_io import ArenaPlan, is_planned, read_upstream_plan, staging_allocs
 
 from .model import BranchSpan, FunctionView, TensorBox
 from .upstream_timeline import upstream_timelines
@@ -56,7 +54,7 @@ def upstream_function_views(f: func.FuncOp, target: Target) -> list[FunctionView
 def _unplanned_staging(f: func.FuncOp) -> str:
     """Staging buffers ``insert-dma`` made allocs (after planning, in a memory space of their
     own): on chip but in no arena of the plan, so said rather than drawn."""
-    allocs = [op for op in walk(f.body) if isinstance(op, memref.AllocOp) and STAGING_ATTR in op.attributes]
+    allocs = staging_allocs(f)
     if not allocs:
         return ""
     named = ", ".join(f"{op.memref.name_hint or '?'} {byte_size(op.memref.type)} B (space {memory_space(op)})"

@@ -31,10 +31,8 @@ from memopt.diagnostics import (
     locate,
     verify_located,
 )
+from memopt.dialects.plan_attr_names import ARG_OFFSETS_ATTR, OFFSETS_ATTR, PLAN_ATTR
 from memopt.dialects.memopt import (
-    ARG_OFFSETS_ATTR,
-    OFFSETS_ATTR,
-    PLAN_ATTR,
     ComputeOp,
     DmaBufferOp,
     DmaStartOp,

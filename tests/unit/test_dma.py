@@ -15,8 +15,9 @@ from hypothesis import strategies as st
 from xdsl.dialects import builtin
 
 from memopt.diagnostics import LocatedParser, MemoptError
-from memopt.dialects.memopt import PLAN_ATTR, ComputeOp, DmaBufferOp, DmaStartOp, DmaWaitOp, byte_size
-from memopt.passes.dma_layout import ONCHIP_SIZE_ATTR, layout_after_arena
+from memopt.dialects.plan_attr_names import ONCHIP_SIZE_ATTR, PLAN_ATTR
+from memopt.dialects.memopt import ComputeOp, DmaBufferOp, DmaStartOp, DmaWaitOp, byte_size
+from memopt.passes.dma_layout import layout_after_arena
 from memopt.passes.dma_profile import global_size, offchip_profile, op_profile, weight_uses
 from memopt.passes.dma_regions import cut_function, regions
 from memopt.passes.dma_safety import check_dma_safety

@@ -9,7 +9,7 @@ import pytest
 from xdsl.dialects import func
 
 from memopt.diagnostics import MemoptError
-from memopt.dialects.memopt import PLAN_ATTR
+from memopt.dialects.plan_attr_names import PLAN_ATTR
 from memopt.executor import Interpreter, Unplanned, check_module, run_function
 from memopt.executor.liveness import unplanned_peak
 from memopt.executor.resources import Limits

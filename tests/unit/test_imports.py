@@ -2,7 +2,8 @@
 
 The contracts: the layers (planning <- dialects <- diagnostics <- passes, executor, importers,
 report <- api, fuzz <- cli <- tools), no library module importing a tool or the tools' plumbing,
-and no import cycle anywhere. Imports inside functions count (grimp reads them), so a deferred
+no import cycle anywhere, and a plan's attribute names and decoder imported by the plan's
+writers and readers only. Imports inside functions count (grimp reads them), so a deferred
 import can hide neither a cycle nor an upward dependency; the second test keeps that true.
 
 import-linter finds a package's modules by walking its folder, and memopt's subpackages are the
@@ -74,7 +75,7 @@ def test_import_contracts_hold():
     """Plain ``lint-imports`` in the repository, as ``.ci/run`` runs it."""
     run = _lint_imports(ROOT)
     assert run.returncode == 0, run.stdout + run.stderr
-    assert "Contracts: 3 kept, 0 broken." in run.stdout
+    assert "Contracts: 4 kept, 0 broken." in run.stdout
     assert _cycles(ROOT) == ""
 
 
@@ -99,9 +100,35 @@ def test_a_deferred_upward_import_breaks_the_contracts(tmp_path):
         f.write("\n\ndef _upward():\n    from memopt.tools.pack import main\n\n    return main\n")
     run = _lint_imports(tmp_path)
     assert run.returncode != 0
-    verdicts = [line for line in run.stdout.splitlines() if line.endswith((" KEPT", " BROKEN"))]
-    assert len(verdicts) == 3 and all(v.endswith(" BROKEN") for v in verdicts), run.stdout
+    verdicts = _verdicts(run.stdout)
+    assert len(verdicts) == 4 and all(v.endswith(" BROKEN") for v in verdicts[:3]), run.stdout
+    assert "plan attributes" in verdicts[3] and verdicts[3].endswith(" KEPT"), run.stdout
     assert "memopt.planning.numbers -> memopt.tools.pack" in _cycles(tmp_path)
+
+
+def _verdicts(stdout: str) -> list[str]:
+    """Each contract's line of a ``lint-imports`` run, without its count of ignored imports."""
+    lines = [line.split(" (", 1)[0] for line in stdout.splitlines()]
+    return [line for line in lines if line.endswith((" KEPT", " BROKEN"))]
+
+
+def test_decoding_a_plan_outside_its_readers_breaks_the_contract(tmp_path):
+    """The executor naming a plan attribute itself (as it once did with its own alias of
+    ``memopt.onchip_offset``): only the plan's writers and readers may import the names or the
+    decoder; the other contracts stay kept."""
+    top = _layout(tmp_path)
+    executor = top / "executor"
+    executor.unlink()
+    shutil.copytree(ROOT / "executor", executor, ignore=shutil.ignore_patterns("__pycache__"))
+    with open(executor / "memory.py", "a") as f:
+        f.write("\n\ndef _decode(op):\n    from memopt.dialects.plan_attr_names import ONCHIP_OFFSET_ATTR\n\n"
+                "    return op.attributes.get(ONCHIP_OFFSET_ATTR)\n")
+    run = _lint_imports(tmp_path)
+    assert run.returncode != 0
+    verdicts = _verdicts(run.stdout)
+    assert len(verdicts) == 4 and all(v.endswith(" KEPT") for v in verdicts[:3]), run.stdout
+    assert "plan attributes" in verdicts[3] and verdicts[3].endswith(" BROKEN"), run.stdout
+    assert "memopt.executor.memory -> memopt.dialects.plan_attr_names" in run.stdout
 
 
 def test_a_module_importing_its_own_package_is_a_cycle(tmp_path):

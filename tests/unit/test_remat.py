@@ -396,7 +396,7 @@ def test_pass_on_random_programs_is_proven(seed: int, frac: float, h: str) -> No
     PlanMemoryPass(strategy="best").apply(ctx, m)
     _, again = _module(_printed(m))  # what the next tool reads
     g = next(o for o in again.body.block.ops if isinstance(o, func.FuncOp) and o.body.blocks)
-    from memopt.dialects.memopt import PLAN_ATTR
+    from memopt.dialects.plan_attr_names import PLAN_ATTR
 
     assert g.attributes[PLAN_ATTR].arena_size.data <= budget
     check_function(again, g)
@@ -433,7 +433,7 @@ def test_pass_on_training_programs_fits_and_is_proven(prog, frac: float, h: str)
     f = next(o for o in m.body.block.ops if isinstance(o, func.FuncOp))
     lo, _ = working_set_bound(remat_graph(f, 16).graph)
     PlanMemoryPass().apply(ctx, original)
-    from memopt.dialects.memopt import PLAN_ATTR
+    from memopt.dialects.plan_attr_names import PLAN_ATTR
 
     before = next(o for o in original.body.block.ops if isinstance(o, func.FuncOp)).attributes[PLAN_ATTR].arena_size.data
     budget = int(lo + frac * max(before - lo, 0))

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from memopt.executor.graphgen import GenConfig, generate
-from memopt.passes.dma_layout import ONCHIP_SIZE_ATTR
+from memopt.dialects.plan_attr_names import ONCHIP_SIZE_ATTR
 from memopt.passes.insert_dma import InsertDmaPass
 from memopt.passes.plan_memory import PlanMemoryPass
 from memopt.planning import Buffer, Problem, nested_lower_bound

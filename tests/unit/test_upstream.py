@@ -92,7 +92,7 @@ def test_upstream_branches_share_bytes() -> None:
 def test_plan_api_memopt_dialect_matches_ir() -> None:
     ctx, m = parse((ROOT / "examples/chain.mlir").read_text())
     s = plan(m, dma=True)
-    from memopt.dialects.memopt import PLAN_ATTR
+    from memopt.dialects.plan_attr_names import PLAN_ATTR
 
     f = main_of(m)
     assert s["main"].arena_size == f.attributes[PLAN_ATTR].arena_size.data
