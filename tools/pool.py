@@ -8,7 +8,10 @@ memopt's static plan of the same program.
 The program's tensors are replayed in execution order (:mod:`memopt.planning.pool`): each
 allocated when its op runs, freed after its last use (through views), an in-place result reusing
 its operand's allocation; the function's arguments and results are MindSpore's *persistent*
-buffers. An upstream ``func``/``memref`` program's buffers are its static allocs as the planner
+buffers. A memopt-dialect function's tensors are traced by the lifetime analysis even when it is
+planned (the replay needs serial lifetimes and the in-place pairs, which a plan does not carry);
+a planned one's static row is its plan in the IR, read by the plan reader
+(:func:`memopt.passes.plan_io.read_function_plan`) and checked as an upstream plan is. An upstream ``func``/``memref`` program's buffers are its static allocs as the planner
 traces them (:mod:`memopt.passes.upstream_replay`; one memory space, ``--space``), or, when it is
 planned, the buffers read back from its plan, whose arena (checked as ``memopt-report`` checks it)
 is then the static row. A program with nothing to replay is an error, never a table of zeros.
@@ -105,12 +108,15 @@ def _trace(args, text: str, source: str, state: dict) -> Trace:
 
 
 def _memopt_trace(f) -> Trace:
-    """A memopt-dialect function's tensors (serial numbering, in-place pairs folded); its
-    arguments and results are MindSpore's persistent buffers."""
+    """A memopt-dialect function's tensors as the lifetime analysis traces them (serial
+    numbering, in-place pairs folded), planned or not: a plan carries neither; its arguments
+    and results are MindSpore's persistent buffers. The static row: the plan in the IR when
+    there is one (:func:`_memopt_static`), else ``best`` on the trace."""
     from xdsl.dialects import func  # the program half (see module docstring)
     from xdsl.ir import BlockArgument
 
     from memopt.diagnostics import MemoptError
+    from memopt.dialects.written_plan import carries_plan
     from memopt.passes.lifetime import analyze_function
 
     lt = analyze_function(f, mode="serial", inplace=True, alignment=1)
@@ -124,7 +130,23 @@ def _memopt_trace(f) -> Trace:
             loc = lt.storage_of.get(v)
             if loc is not None:
                 persistent.add(root_of[loc[0]])
+    if carries_plan(f):
+        return Trace(problem, frozenset(persistent), *_memopt_static(f), "static (plan in the IR)")
     return Trace(problem, frozenset(persistent))
+
+
+def _memopt_static(f) -> tuple[int, int]:
+    """The on-chip arena of a planned memopt-dialect function and its buffers' lower bound, as
+    the plan reader reads them; an unsound layout is a located error, as an upstream plan's."""
+    from memopt.diagnostics import MemoptError  # the program half (see module docstring)
+    from memopt.dialects.errors import value_location_op
+    from memopt.passes.plan_io import read_function_plan
+
+    arena = read_function_plan(f, memories=False).plan.arenas[0]
+    v = layout_violation(arena.problem, arena.offsets, arena.size)
+    if v is not None:
+        raise MemoptError(v.message, value_location_op(arena.sites[v.buffer]) if v.buffer is not None else f)
+    return arena.size, lower_bound(arena.problem)
 
 
 def _upstream_trace(f, space: int) -> Trace:
