@@ -1,7 +1,9 @@
-"""What marks a function as upstream MLIR, and the function-level plan attributes memopt writes
-on one read back (:func:`recorded_int`, :func:`recorded_str`, :func:`arena_argument`), with the
-arenas they mark (:func:`plan_arenas`: the plan reader's and the executor's one finder); the
-plan's buffers, read off the arena's views, are :mod:`memopt.passes.upstream_plan_io`'s.
+"""What marks a function as upstream MLIR, and the upstream plan's attributes decoded: the
+function-level ones memopt writes on one read back (:func:`recorded_int`, :func:`recorded_str`,
+:func:`arena_argument`), the staging marks, and the arenas they mark (:func:`plan_arenas`: the
+plan reader's and the executor's one finder); the plan's buffers, read off the arena's views, are
+:mod:`memopt.passes.upstream_plan_io`'s. The attributes are written by
+:mod:`memopt.passes.upstream_plan` only.
 
 Kept apart from the upstream tracer and mutator (``upstream_lifetime``, ``upstream_plan``) so
 that ``plan-memory`` on a memopt-dialect program does not import the upstream dialects it never
@@ -16,9 +18,7 @@ from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from memopt.dialects.walk import walk
 
-from memopt.dialects.plan_attr_names import (
-    ARENA_ALIGNMENT_ATTR, ARENA_ARG_ATTR, ARENA_ATTR, ARENA_SIZE_ATTR, LOWER_BOUND_ATTR, SPACE_SIZES_ATTR, STRATEGY_ATTR,
-)
+from memopt.dialects.plan_attr_names import ARENA_ALIGNMENT_ATTR, ARENA_ARG_ATTR, ARENA_ATTR, ARENA_SIZE_ATTR, STAGING_ATTR
 
 ARENA_MODES = ("alloc", "arg")
 
@@ -33,6 +33,21 @@ def recorded_str(f: func.FuncOp, name: str) -> str:
     """The string plan attribute ``name`` of ``f`` (``""``: not recorded)."""
     a = f.attributes.get(name)
     return a.data if isinstance(a, StringAttr) else ""
+
+
+def is_planned(f: func.FuncOp) -> bool:
+    """Whether ``plan-memory`` planned upstream function ``f`` (it records ``memopt.arena_size``)."""
+    return ARENA_SIZE_ATTR in f.attributes
+
+
+def recorded_arena_size(f: func.FuncOp) -> int | None:
+    """The bytes of ``f``'s default memory space's arena its plan records (None: not planned)."""
+    return recorded_int(f, ARENA_SIZE_ATTR)
+
+
+def is_staging(op: Operation) -> bool:
+    """A view or alloc ``insert-dma`` made a DMA staging buffer (not a planned buffer)."""
+    return STAGING_ATTR in op.attributes
 
 
 def arena_argument(f: func.FuncOp) -> tuple[int, int] | None:
@@ -102,6 +117,6 @@ def is_upstream_module(module: ModuleOp) -> bool:
                for op in module.body.block.ops)
 
 
-__all__ = ["ARENA_ALIGNMENT_ATTR", "ARENA_ARG_ATTR", "ARENA_ATTR", "ARENA_MODES", "ARENA_SIZE_ATTR", "LOWER_BOUND_ATTR", "SPACE_SIZES_ATTR",
-           "STRATEGY_ATTR", "arena_arg_index", "arena_argument", "is_arena_argument", "is_marked_arena",
-           "is_memref_function", "is_upstream", "is_upstream_module", "plan_arenas", "recorded_int", "recorded_str"]
+__all__ = ["ARENA_MODES", "arena_arg_index", "arena_argument", "is_arena_argument", "is_marked_arena",
+           "is_memref_function", "is_planned", "is_staging", "is_upstream", "is_upstream_module", "plan_arenas",
+           "recorded_arena_size", "recorded_int", "recorded_str"]

@@ -68,7 +68,8 @@ from xdsl.dialects import builtin
 from xdsl.passes import ModulePass
 
 from memopt.diagnostics import MemoptError, where
-from memopt.dialects.upstream_attrs import ARENA_ARG_ATTR, ARENA_MODES, ARENA_SIZE_ATTR, is_upstream
+from memopt.dialects.upstream_attrs import ARENA_MODES, arena_arg_index, is_upstream
+from memopt.dialects.upstream_attrs import is_planned as is_upstream_planned
 from memopt.dialects.written_plan import recorded_capacity
 from memopt.passes.dma_layout import place_dma_buffers
 from memopt.passes.lifetime import CONTROL_FLOW_MODES, analyze_function, planned_functions
@@ -225,7 +226,7 @@ class PlanMemoryPass(ModulePass):
     def _plan_upstream(self, f, prefix: str, arena_mode: str) -> list[tuple]:
         """A bufferized upstream function: tracer → planner → mutator (one arena, views).
         A function planned before (``memopt.arena_size``) is left as it is: planning is idempotent."""
-        if ARENA_SIZE_ATTR in f.attributes:
+        if is_upstream_planned(f):
             return []
         from memopt.passes.upstream_lifetime import analyze_upstream, memory_spaces  # upstream only (module docstring)
         from memopt.passes.upstream_plan import write_space_plan, write_upstream_plan
@@ -267,7 +268,7 @@ class PlanMemoryPass(ModulePass):
             name = f.sym_name.data
             mode = "arg" if name in inner else self.arena
             rows += self._plan_upstream(f, prefix=f"{name}::" if prefixed else "", arena_mode=mode)
-            if name in inner and ARENA_ARG_ATTR in f.attributes:
+            if name in inner and arena_arg_index(f) is not None:
                 sys.stderr.write(f"plan-memory: remark: {where(f)}'@{name}' is called by planned functions: its "
                                  f"arena is now its last argument (memopt.arena_arg), which every caller passes\n")
         return rows

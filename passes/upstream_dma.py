@@ -44,9 +44,7 @@ from memopt.dialects.structured import StructuredOp
 from memopt.passes.dma_regions import Region, cut_block, cut_function, regions
 from memopt.passes.dma_schedule import Load, Work, write_region
 from memopt.passes.dma_weights import WeightSet, distinct, weight_set
-from memopt.passes.upstream_dma_staging import (
-    ONCHIP_SIZE_ATTR, STAGING_ATTR, choose_space, make_staging, planned_base,
-)
+from memopt.passes.upstream_dma_staging import choose_space, make_staging, planned_base
 from memopt.passes.upstream_dma_weights import (
     ALIASES, UpstreamWeight, in_space, is_kernel, kernel_weights, other_readers, space_of, trace_weight,
 )
@@ -436,6 +434,6 @@ def _erase_dead(roots: list[Operation]) -> None:
 
 
 __all__ = [
-    "ONCHIP_SIZE_ATTR", "STAGING_ATTR", "UpstreamWeight", "arena_bytes", "is_kernel",
+    "UpstreamWeight", "arena_bytes", "is_kernel",
     "kernel_profile", "reapply", "trace_weight", "upstream_regions", "write_schedule",
 ]

@@ -27,18 +27,17 @@ from __future__ import annotations
 import sys
 
 from xdsl.dialects import arith, func, memref
-from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, ModuleOp, NoneAttr, UnitAttr, i8, i32, i64
+from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, ModuleOp, NoneAttr, i8, i32, i64
 from xdsl.ir import Attribute, Operation, OpResult, SSAValue
 
 from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError, where
 from memopt.dialects.upstream_syntax import AllocOp
 from memopt.passes.dma_layout import TAG_BYTES, layout_after_arena
-from memopt.dialects.plan_attr_names import ARENA_ARG_ATTR, ARENA_SIZE_ATTR, ONCHIP_SIZE_ATTR, STAGING_ATTR
-from memopt.dialects.upstream_attrs import recorded_int
+from memopt.dialects.upstream_attrs import arena_arg_index, is_staging, recorded_arena_size
 from memopt.passes.upstream_dma_weights import UpstreamWeight
 from memopt.passes.upstream_lifetime import byte_size
-from memopt.passes.upstream_plan import arena_value, resize_arena
+from memopt.passes.upstream_plan import arena_value, mark_staging, resize_arena, write_onchip_size
 
 ARENA = None
 """The staging space meaning "the default space, with the arena"."""
@@ -90,7 +89,7 @@ def _views_end(arena: SSAValue, staging: bool) -> tuple[int, Operation | None]:
     end, furthest = 0, None
     for use in arena.uses:
         v = use.operation
-        if not isinstance(v, memref.ViewOp) or (STAGING_ATTR in v.attributes) != staging:
+        if not isinstance(v, memref.ViewOp) or is_staging(v) != staging:
             continue
         off = _offset_bound(v.byte_shift)
         e = byte_size(arena_type) if off is None else off + byte_size(v.result.type)
@@ -105,7 +104,7 @@ def planned_base(f: func.FuncOp) -> tuple[SSAValue | None, int]:
     arena = arena_value(f)
     if arena is None:
         return None, 0
-    recorded = recorded_int(f, ARENA_SIZE_ATTR)
+    recorded = recorded_arena_size(f)
     total = byte_size(arena.type)
     size = recorded if recorded is not None else total
     used, view = _views_end(arena, staging=False)
@@ -129,8 +128,7 @@ def make_staging(module: ModuleOp, f: func.FuncOp, used: list[tuple[str, int]], 
                  space: Attribute | None) -> dict[str, SSAValue]:
     """The staging buffers (``used``: name and bytes) and the ``tags`` buffer of ``f``."""
     arena, base = planned_base(f)
-    if space is ARENA and arena is not None and not (isinstance(f.attributes.get(ARENA_ARG_ATTR), IntegerAttr)
-                                                     and _called_in(module, f)):
+    if space is ARENA and arena is not None and not (arena_arg_index(f) is not None and _called_in(module, f)):
         return _in_arena(f, base, used, n_tags, alignment)
     if space is ARENA and arena is not None:
         sys.stderr.write(
@@ -154,7 +152,7 @@ def _in_arena(f: func.FuncOp, base: int, used: list[tuple[str, int]], n_tags: in
     tag_t = MemRefType(i32, [max(n_tags, 1)])
     offsets, end = layout_after_arena(base, [s for _, s in used] + [TAG_BYTES * max(n_tags, 1)], alignment)
     grown = resize_arena(f, max(end, byte_size(arena_value(f).type)))
-    f.attributes[ONCHIP_SIZE_ATTR] = IntegerAttr(byte_size(grown.type), i64)
+    write_onchip_size(f, byte_size(grown.type))
     anchor = grown.owner.next_op if isinstance(grown, OpResult) else block.first_op
     assert anchor is not None  # the function's return at least follows the arena
     out: dict[str, SSAValue] = {}
@@ -162,7 +160,7 @@ def _in_arena(f: func.FuncOp, base: int, used: list[tuple[str, int]], n_tags: in
         t = tag_t if name == "tags" else MemRefType(i8, [max(size, 1)])
         v = memref.ViewOp(grown, _index(off, anchor), [], t)
         v.results[0].name_hint = name
-        v.attributes[STAGING_ATTR] = UnitAttr()
+        mark_staging(v)
         block.insert_op_before(v, anchor)
         out[name] = v.results[0]
     return out
@@ -177,7 +175,7 @@ def _as_allocs(f: func.FuncOp, used: list[tuple[str, int]], n_tags: int, space: 
         elem, n = (i32, max(n_tags, 1)) if name == "tags" else (i8, max(size, 1))
         a = AllocOp.get(elem, None, [n], memory_space=space)
         a.results[0].name_hint = name
-        a.attributes[STAGING_ATTR] = UnitAttr()
+        mark_staging(a)
         if block.first_op is not None and allocs:
             block.insert_op_after(a, allocs[-1])
         elif block.first_op is not None:
@@ -194,4 +192,4 @@ def _as_allocs(f: func.FuncOp, used: list[tuple[str, int]], n_tags: int, space: 
     return out
 
 
-__all__ = ["ARENA", "ONCHIP_SIZE_ATTR", "STAGING_ATTR", "choose_space", "make_staging", "planned_base"]
+__all__ = ["ARENA", "choose_space", "make_staging", "planned_base"]

@@ -23,10 +23,11 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from memopt.dialects.walk import walk
 from memopt.dialects.ownership import DeallocOp
 from memopt.dialects.upstream_syntax import AllocOp
-from memopt.dialects.upstream_attrs import (  # noqa: F401 - re-exported
-    ARENA_ALIGNMENT_ATTR, ARENA_ARG_ATTR, ARENA_ATTR, ARENA_MODES, ARENA_SIZE_ATTR, LOWER_BOUND_ATTR,
-    SPACE_SIZES_ATTR, STRATEGY_ATTR, arena_arg_index, is_marked_arena, recorded_int,
+from memopt.dialects.plan_attr_names import (
+    ARENA_ALIGNMENT_ATTR, ARENA_ARG_ATTR, ARENA_ATTR, ARENA_SIZE_ATTR, LOWER_BOUND_ATTR, ONCHIP_SIZE_ATTR,
+    SPACE_SIZES_ATTR, STAGING_ATTR, STRATEGY_ATTR,
 )
+from memopt.dialects.upstream_attrs import ARENA_MODES, arena_arg_index, is_marked_arena, recorded_int
 from memopt.planning import Solution
 
 from .lifetime_core import aliases
@@ -121,6 +122,16 @@ def _arena_alloc(f: func.FuncOp, size: int, space: int | None, alignment: int = 
     for ret in [op for op in walk(f.body) if isinstance(op, func.ReturnOp) and op.parent_op() is f]:
         Rewriter.insert_op(memref.DeallocOp.get(arena), InsertPoint.before(ret))
     return arena.results[0]
+
+
+def mark_staging(op: Operation) -> None:
+    """Mark a view or alloc ``insert-dma`` made as a DMA staging buffer (not a planned buffer)."""
+    op.attributes[STAGING_ATTR] = UnitAttr()
+
+
+def write_onchip_size(f: func.FuncOp, size: int) -> None:
+    """Record ``f``'s on-chip total, its arena grown by the staging buffers placed in it."""
+    f.attributes[ONCHIP_SIZE_ATTR] = IntegerAttr(size, i64)
 
 
 def write_space_plan(lt: UpstreamLifetimes, solution: Solution, space: int) -> None:
@@ -267,6 +278,5 @@ def _erase_dead_views(op: Operation) -> None:
         Rewriter.erase_op(op)
 
 
-__all__ = ["ARENA_ARG_ATTR", "ARENA_ALIGNMENT_ATTR", "ARENA_MODES", "arena_value", "resize_arena", "ARENA_ATTR",
-           "ARENA_SIZE_ATTR", "LOWER_BOUND_ATTR", "STRATEGY_ATTR", "SPACE_SIZES_ATTR",
-           "write_space_plan", "write_upstream_plan"]
+__all__ = ["ARENA_MODES", "arena_value", "mark_staging", "resize_arena", "write_onchip_size", "write_space_plan",
+           "write_upstream_plan"]

@@ -22,7 +22,7 @@ from memopt.diagnostics import MemoptError
 from memopt.dialects.plan_attr_names import (
     ARENA_SIZE_ATTR, LOWER_BOUND_ATTR, ONCHIP_SIZE_ATTR, SPACE_SIZES_ATTR, STAGING_ATTR, STRATEGY_ATTR,
 )
-from memopt.dialects.upstream_attrs import plan_arenas, recorded_int, recorded_str
+from memopt.dialects.upstream_attrs import is_planned, plan_arenas, recorded_int, recorded_str
 from memopt.dialects.walk import walk
 from memopt.planning import Buffer, Problem
 from memopt.planning.function_plan import Arena, Plan
@@ -39,10 +39,6 @@ def arenas(f: func.FuncOp) -> list[SSAValue]:
     """The arenas of a planned function: the argument ``memopt.arena_arg`` names and the allocs
     marked ``memopt.arena`` (the one finder, :func:`memopt.dialects.upstream_attrs.plan_arenas`)."""
     return plan_arenas(f)
-
-
-def is_planned(f: func.FuncOp) -> bool:
-    return ARENA_SIZE_ATTR in f.attributes
 
 
 def read_upstream_plan(f: func.FuncOp, numbering: str = "joint") -> Plan[Operation]:

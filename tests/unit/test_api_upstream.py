@@ -21,7 +21,7 @@ from xdsl.printer import Printer
 from memopt.api import PlannedBuffer, context, plan, summarize
 from memopt.diagnostics import MemoptError
 from memopt.passes.plan_memory import PlanMemoryPass
-from memopt.passes.upstream_dma import STAGING_ATTR
+from memopt.dialects.plan_attr_names import STAGING_ATTR
 from memopt.passes.upstream_plan_io import read_upstream_plan
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -23,7 +23,8 @@ from memopt.dialects.context import make_context
 from memopt.passes.dma_regions import cut_function, regions
 from memopt.passes.insert_dma import InsertDmaPass
 from memopt.passes.plan_memory import PlanMemoryPass
-from memopt.passes.upstream_dma_staging import ARENA, STAGING_ATTR, choose_space
+from memopt.dialects.plan_attr_names import STAGING_ATTR
+from memopt.passes.upstream_dma_staging import ARENA, choose_space
 from memopt.passes.upstream_dma_weights import UpstreamWeight, Unstreamable, kernel_weights, space_of, trace_weight
 from memopt.passes.upstream_lifetime import byte_size, element_bytes
 
