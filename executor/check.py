@@ -4,7 +4,9 @@ The unplanned run (every value its own array) is the reference; it records a dig
 value when it is produced. The planned run (one arena laid out by the plan attributes) must then
 produce the same values in the same order, and every operand it reads must still hold the bytes
 it had when it was produced. Checking at those two moments -- not only at the end -- is what
-makes the comparison both sound and sharp:
+makes the comparison both sound and sharp (and the planned run also checks that every byte it
+reads is still its own tensor's, :mod:`.value_owners`, so that a clobber is caught even when
+the clobbering bytes happen to be equal):
 
 * a tensor's planned storage may legitimately be reused after its last read, so comparing all
   values at the end would report false differences;
@@ -37,7 +39,9 @@ from .interpreter import Execution, Interpreter, Observer, find_function
 from .memopt_ops import MEMOPT
 from .memory import DMA_LANDINGS, Planned, Unplanned, ValueNames, is_planned
 from .proof import Mismatch, Productions, digest, first_difference, result_bytes
+from .owned_memory import OwnedPlanned
 from .resources import Limits, check_resources
+from .value_owners import ValueOwners
 
 
 def differs(value: SSAValue, names: ValueNames, detail: str = "") -> MemoptError:
@@ -59,14 +63,18 @@ class Recorder(Observer):
 
 
 class Checker(Observer):
-    """Planned run: every production must match the reference, every read the production."""
+    """Planned run: every production must match the reference, every read the production, and
+    (given the planned ``memory``) every byte read must still be its own buffer's
+    (:mod:`.value_owners`): a plan that lets a write reach a live tensor is wrong whatever the
+    bytes written, so the verdict does not depend on the inputs."""
 
-    def __init__(self, reference: Recorder, names: ValueNames) -> None:
+    def __init__(self, reference: Recorder, names: ValueNames, memory: OwnedPlanned | None = None) -> None:
         self.reference = reference
         self.productions = Productions(reference.productions)
         self.names = names
         self.current: dict[SSAValue, bytes] = {}
         self.reads = 0
+        self.owners = ValueOwners(memory, names) if memory is not None else None
 
     def on_produce(self, value: SSAValue, data: np.ndarray) -> None:
         d = digest(data)
@@ -76,6 +84,8 @@ class Checker(Observer):
         if found is Mismatch.VALUE:
             raise differs(value, self.names)
         self.current[value] = d
+        if self.owners is not None:
+            self.owners.produced(value, data)
 
     def missing(self) -> SSAValue | None:
         """The first value the reference produced and this run did not (None: it produced all)."""
@@ -84,6 +94,8 @@ class Checker(Observer):
 
     def on_read(self, value: SSAValue, data: np.ndarray, user: Operation) -> None:
         self.reads += 1
+        if self.owners is not None:
+            self.owners.read(value, data, user)
         if digest(data) != self.current.get(value):
             loc = locate(user)
             where = f" at {loc[0]}:{loc[1]}" if loc else ""
@@ -177,9 +189,9 @@ def check_function(
         if path in proven:
             continue
         for landing in dma_landings:
-            memory = Planned(f, module, landing)
+            memory = OwnedPlanned(f, module, landing)
             arena = memory.arena_size
-            checker = Checker(rec, names)
+            checker = Checker(rec, names, memory)
             # Same forcing as the reference; unforced ifs follow their conditions, which see
             # the same data when the plan is right (an if in a loop may go both ways).
             got = Interpreter(module, memory, checker, seed, forced, limits=limits, program=program).run(f)

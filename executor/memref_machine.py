@@ -4,12 +4,13 @@ One :class:`Machine` runs one function once: unplanned (every planned buffer its
 or planned (planned buffers as views of their arena). It holds the values of SSA values, the
 storage allocated, and the two records the proof is made of:
 
-* **ownership of bytes** — every write stamps the bytes it writes with the writing buffer's
-  identity (the shadow, :mod:`.memref_values`); every read checks that each byte it reads still
-  carries the reader's own identity. A byte stamped by another buffer was clobbered (named, with
-  the buffer that overwrote it); a byte never stamped was never written (its value is undefined).
-  An op's reads are checked again after its writes: an op whose output overlaps an input it is
-  still reading clobbers it too.
+* **ownership of bytes** (:mod:`.ownership`, the record the memopt-dialect checker keeps too) —
+  every write stamps the bytes it writes with the writing buffer's identity (the shadow,
+  :mod:`.memref_values`); every read checks that each byte it reads still carries the reader's
+  own identity. A byte stamped by another buffer was clobbered (named, with the buffer that
+  overwrote it); a byte never stamped was never written (its value is undefined). An op's reads
+  are checked again after its writes: an op whose output overlaps an input it is still reading
+  clobbers it too.
 * **the sequence of writes** — a digest per write, in order (:class:`.proof.Productions`, the
   same record the memopt-dialect checker keeps). The unplanned run records it; the planned run
   must reproduce it exactly (same ops, same values): planned and unplanned execution compute
@@ -27,10 +28,11 @@ from collections.abc import Callable
 import numpy as np
 from xdsl.ir import Operation
 
-from memopt.diagnostics import MemoptError, locate
+from memopt.diagnostics import MemoptError
 
 from .core import Core, Program
 from .memref_values import Ref, Storage
+from .ownership import Ownership, where
 from .proof import Productions, digest
 from .resources import Limits
 
@@ -52,20 +54,17 @@ class Machine(Core):
         self.reads = self.live = self.kernels = 0
         self.op: Operation | None = None
         self.pending: dict[tuple, tuple[Ref, Operation]] = {}  # DMA in flight: tag element -> destination
-        self.buffers: dict[int, tuple[str, Operation | None]] = {}  # owner id -> (name, defining op)
-        self.last_writer: dict[int, Operation] = {}
+        self.owners = Ownership("buffer")
+        self.buffers = self.owners.buffers  # owner id -> (name, defining op)
+        self.last_writer = self.owners.last_writer  # written directly by the per-element stores
         self.globals: dict[str, Ref] = {}
         self.depth = 0
         self.index: Callable[[int], np.ndarray] | None = None  # linalg.index inside the body being evaluated
         self.arguments: list = []
-        self.next_id = 1
 
     # ------------------------------------------------------------------ storage
     def new_owner(self, name: str, op: Operation | None) -> int:
-        ident = self.next_id
-        self.next_id += 1
-        self.buffers[ident] = (name, op)
-        return ident
+        return self.owners.new_owner(name, op)
 
     def allocate(self, nbytes: int, name: str, op: Operation | None, *, arena: bool = False,
                  fill: np.ndarray | None = None) -> Storage:
@@ -132,20 +131,7 @@ class Machine(Core):
             self.bad_read(ref, op, sh, at)
 
     def bad_read(self, ref: Ref, op: Operation, sh: np.ndarray, at: tuple = ()) -> None:
-        wrong = np.argwhere(sh != ref.owner)[0]
-        stamp = int(sh[tuple(wrong)])
-        if stamp == 0 or stamp not in self.buffers:
-            if at or (sh == ref.owner).any():
-                element = list(at) or [int(i) for i in wrong[:-1]]
-                raise MemoptError(f"element {element} of buffer '{ref.name}' is read before it is written "
-                                  "(its bytes are undefined)", op)
-            raise MemoptError(f"buffer '{ref.name}' is read before anything is written to it "
-                              "(its bytes are undefined)", op)
-        other = self.buffers[stamp][0]
-        writer = self.last_writer.get(stamp)
-        by = f" (written at {where(writer)})" if writer is not None else ""
-        raise MemoptError(f"buffer '{ref.name}' differs between planned and unplanned execution: "
-                          f"its bytes were overwritten by '{other}'{by} before this read", op)
+        raise MemoptError(self.owners.fault(sh, ref.owner, ref.name, at), op)
 
     def write(self, ref: Ref, values, op: Operation, k: int = 0) -> None:
         """Store ``values`` (broadcast to the shape) into ``ref``; stamp and log the write."""
@@ -154,10 +140,7 @@ class Machine(Core):
             raise MemoptError(f"buffer '{ref.name}' is a constant global: it cannot be written", op)
         arr = ref.array()
         arr[...] = ref.elem.encode(values)
-        sh = ref.shadow()
-        if sh is not None:
-            sh[...] = ref.owner
-        self.last_writer[ref.owner] = op
+        self.owners.stamp(ref.shadow(), ref.owner, op)
         self.record(op, k, digest(arr), ref)
 
     def record(self, op: Operation, k: int, data, ref: Ref | None) -> None:
@@ -165,11 +148,6 @@ class Machine(Core):
         if self.log.add((id(op), k), data) is not None:
             name = f"buffer '{ref.name}'" if ref is not None else "a value"
             raise MemoptError(f"{name} differs between planned and unplanned execution", op)
-
-
-def where(op: Operation | None) -> str:
-    loc = locate(op)
-    return f"line {loc[0]}" if loc else f"'{op.name}'" if op is not None else "?"
 
 
 __all__ = ["Machine", "where"]

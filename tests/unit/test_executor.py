@@ -226,7 +226,7 @@ def test_check_names_the_clobbered_tensor_at_its_definition():
     in_place = corrupt("64").replace('"exp"(%a) {', '"exp"(%a) {inplace = array<i64: 0>, ')
     msg = check_error(parse(in_place))
     assert msg.startswith("4:5: tensor '%a' differs between planned and unplanned execution")
-    assert "overwritten before its use by 'memopt.compute' at 6:5" in msg
+    assert "its bytes were overwritten by '%b' (written at line 5) before its use by 'memopt.compute' at 6:5" in msg
     # without the hint, a result over its own input is refused at the op that writes it
     assert check_error(parse(corrupt("64"))).startswith(
         "5:5: result '%b' is planned over input '%a', which 'exp' does not take in place")

@@ -37,7 +37,7 @@ builtin.module {
 // LOOP: {{^}}memopt-opt: error: {{.*}}.loop.mlir:11:7: invalid plan: buffers 'a' [17, 33) live [0, 11) and 'n' [17, 33) live [3, 5) overlap
 // LOOP-NOT: {{.}}
 // LOOPX-NOT: Traceback
-// LOOPX: {{^}}memopt-run: error: {{.*}}.loop.mlir:9:5: tensor '%v' differs between planned and unplanned execution (overwritten before its use by 'memopt.compute' at 15:7)
+// LOOPX: {{^}}memopt-run: error: {{.*}}.loop.mlir:9:5: tensor '%v' differs between planned and unplanned execution: its bytes were overwritten by '%n' (written at line 11) before its use by 'memopt.compute' at 15:7
 // LOOPX-NOT: {{.}}
 //
 // The if result (and the branch value yielded into it) placed over a tensor live across the if.
