@@ -2,7 +2,8 @@
 
 A plan travels between passes and tools as discardable attributes. Every writer and reader
 takes the names from this module, so two modules can never disagree on one (a typo in a copy
-would silently drop a plan). No imports: the dialect definitions import it too.
+would silently drop a plan), and only they import it (the ``plan-encoding`` contract in
+``pyproject.toml``): everyone else reads a plan through a reader. No imports.
 
 The memopt dialect's plan (written by :mod:`memopt.passes.plan_io`):
 
@@ -16,8 +17,10 @@ arena is a ``memref.alloc`` marked :data:`ARENA_ATTR` (or the argument :data:`AR
 names), each buffer a view of it; :data:`ARENA_SIZE_ATTR`, :data:`LOWER_BOUND_ATTR`,
 :data:`STRATEGY_ATTR`, :data:`SPACE_SIZES_ATTR` on the function.
 
-The DMA staging buffers' on-chip placement (``insert-dma``/``plan-memory``):
-:data:`ONCHIP_OFFSET_ATTR`, :data:`ONCHIP_SIZE_ATTR`, :data:`CAPACITY_ATTR`, :data:`STAGING_ATTR`.
+The DMA staging buffers' on-chip placement (``insert-dma``/``plan-memory``; written by
+:mod:`memopt.passes.plan_io` on the memopt dialect, by :mod:`memopt.passes.upstream_plan` on
+upstream IR): :data:`ONCHIP_OFFSET_ATTR`, :data:`ONCHIP_SIZE_ATTR`, :data:`CAPACITY_ATTR`,
+:data:`STAGING_ATTR`.
 """
 
 PLAN_ATTR = "memopt.plan"
