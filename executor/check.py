@@ -189,7 +189,7 @@ def check_function(
         if path in proven:
             continue
         for landing in dma_landings:
-            memory = OwnedPlanned(f, module, landing)
+            memory = OwnedPlanned(f, module, landing, names)
             arena = memory.arena_size
             checker = Checker(rec, names, memory)
             # Same forcing as the reference; unforced ifs follow their conditions, which see

@@ -17,7 +17,6 @@ import numpy as np
 from xdsl.ir import Operation
 
 from memopt.dialects.memopt import DmaStartOp, DmaWaitOp
-from memopt.dialects.walk import walk
 
 from .memory import Planned, Transfer, ValueNames
 from .ownership import Ownership, blank_shadow
@@ -41,29 +40,35 @@ class OwnedPlanned(Planned):
     """Per ``dma_wait`` op, the owner of the transfer it waited for last."""
     landing: tuple[Operation | None, int] = field(init=False)
     """The DMA op running now and the owner of the transfer it lands."""
-    names: dict[Operation, str] = field(init=False)
-    """How messages name what each ``dma_start`` lands."""
+    landing_names: dict[Operation, str] = field(init=False)
+    names: ValueNames | None = None
+    """How messages name values (made from ``f`` when not given)."""
 
     def __post_init__(self) -> None:
         super().__post_init__()
         self.owners = Ownership("tensor")
-        self.transfers, self.waited, self.landing = {}, {}, (None, 0)
+        self.transfers, self.waited, self.landing, self.landing_names = {}, {}, (None, 0), {}
         storage = [self.arena, *(a for a in (*self.memories.values(), *self.dma_buffers.values())
                                  if not _inside(a, self.arena))]
         self.shadows = [(address(a), a.nbytes, blank_shadow(a.nbytes)) for a in storage]
-        self.names = _landing_names(self.f, ValueNames(self.f))
 
     def shadow_of(self, data: np.ndarray) -> np.ndarray | None:
         """The shadow of ``data``'s bytes (a slice of this memory's storage); None for bytes it
         does not hold (the weights' off-chip store)."""
-        addr = address(data)
+        return self.shadow_at(address(data), data.nbytes)
+
+    def shadow_at(self, addr: int, nbytes: int) -> np.ndarray | None:
+        """The shadow of the ``nbytes`` bytes at address ``addr`` (None: not this memory's)."""
         for start, n, shadow in self.shadows:
-            if start <= addr and addr + data.nbytes <= start + n:
-                return shadow[addr - start : addr - start + data.nbytes]
+            if start <= addr and addr + nbytes <= start + n:
+                return shadow[addr - start : addr - start + nbytes]
         return None
 
     def dma_start(self, op: DmaStartOp, data: np.ndarray) -> Transfer:
-        owner = self.owners.new_owner(self.names.get(op, op.src.root_reference.data), op)
+        name = self.landing_names.get(op)
+        if name is None:
+            name = self.landing_names[op] = self._landing_name(op)
+        owner = self.owners.new_owner(name, op)
         self.landing = (op, owner)
         t = super().dma_start(op, data)
         self.transfers[id(t)] = (t, owner)
@@ -76,6 +81,16 @@ class OwnedPlanned(Planned):
         self.waited[op] = owner
         return dst
 
+    def _landing_name(self, op: DmaStartOp) -> str:
+        """How messages name what a ``dma_start`` lands: the value of the ``dma_wait`` that
+        waits for it, else the weight's symbol."""
+        for use in op.token.uses:
+            if isinstance(use.operation, DmaWaitOp):
+                if self.names is None:
+                    self.names = ValueNames(self.f)
+                return self.names.of(use.operation.result)
+        return op.src.root_reference.data
+
     def _land(self, t: Transfer) -> None:  # type: ignore[override]
         """The transfer's bytes arrive, stamped as its own (at the DMA op running now)."""
         Planned._land(t)
@@ -87,19 +102,6 @@ class OwnedPlanned(Planned):
 def _inside(a: np.ndarray, arena: np.ndarray) -> bool:
     """Whether ``a`` is a part of ``arena`` other than itself (a staging buffer placed in it)."""
     return address(arena) <= address(a) < address(arena) + max(arena.nbytes, 1)
-
-
-def _landing_names(f, names: ValueNames) -> dict[Operation, str]:
-    """How messages name what each ``dma_start`` lands: the value of the ``dma_wait`` that
-    waits for it (else the weight's symbol, at the call)."""
-    found: dict[Operation, str] = {}
-    for op in walk(f.body):
-        if isinstance(op, DmaStartOp):
-            for use in op.token.uses:
-                if isinstance(use.operation, DmaWaitOp):
-                    found[op] = names.of(use.operation.result)
-                    break
-    return found
 
 
 __all__ = ["OwnedPlanned", "address"]

@@ -30,69 +30,94 @@ from .memory import ValueNames
 from .owned_memory import OwnedPlanned, address
 
 
+Place = tuple[np.ndarray, tuple[int, int]]
+"""Where a value's bytes are: their shadow, and their (address, size)."""
+
+VIEW, WAIT, WEIGHT, MOVES, WRITTEN = range(5)
+"""What a value's production does to ownership (see the module docstring)."""
+
+
 class ValueOwners:
-    """The owner and shadow of every value a planned run holds (see the module docstring)."""
+    """The owner and shadow of every value a planned run holds (see the module docstring).
+    What each value is, and where its bytes are, is worked out once per run: a value produced
+    again (in a loop) is in the same place, but for a ``dma_wait`` result, which is where its
+    transfer went."""
 
     def __init__(self, memory: OwnedPlanned, names: ValueNames) -> None:
         self.memory, self.owners, self.names = memory, memory.owners, names
-        self.held: dict[SSAValue, tuple[int, np.ndarray]] = {}  # value -> (owner, shadow of its bytes)
+        self.held: dict[SSAValue, tuple[int, Place]] = {}  # value -> (owner, where its bytes are)
+        self.kinds: dict[SSAValue, int] = {}
+        self.places: dict[SSAValue, Place | None] = {}
         self.own: dict[SSAValue, int] = {}  # a written value's own owner id, made once
         self.moving: tuple[Operation | None, dict[tuple[int, int], int]] = (None, {})
 
     def produced(self, value: SSAValue, data: np.ndarray) -> None:
         """``value`` now holds ``data``: give it its owner, and stamp the bytes it wrote."""
-        shadow = self.memory.shadow_of(data)
-        if shadow is None:
+        kind = self.kinds.get(value)
+        if kind is None:
+            kind = self.kinds[value] = _kind(value)
+        place = self._place(value, data, kind)
+        if place is None or kind == WEIGHT:
             self.held.pop(value, None)
             return
-        op = value.owner if isinstance(value.owner, Operation) else None
-        if isinstance(op, ViewOp):
-            source = self.held.get(op.source)
+        if kind == VIEW:
+            source = self.held.get(value.owner.source)  # type: ignore[union-attr]
             if source is None:
                 self.held.pop(value, None)
             else:
-                self.held[value] = (source[0], shadow)
+                self.held[value] = (source[0], place)
             return
-        if isinstance(op, DmaWaitOp):
-            self.held[value] = (self.memory.waited[op], shadow)
+        if kind == WAIT:
+            self.held[value] = (self.memory.waited[value.owner], place)  # type: ignore[index]
             return
-        if isinstance(op, GetGlobalOp):
-            self.held.pop(value, None)
-            return
-        owner = self._moved_from(value, data)
+        owner = self.moving[1].get(place[1]) if kind == MOVES else None
         if owner is None:
             owner = self.own.get(value, 0)
             if not owner:
-                owner = self.own[value] = self.owners.new_owner(self.names.of(value), op)
-        self.owners.stamp(shadow, owner, op if op is not None else _writer(value))
-        self.held[value] = (owner, shadow)
+                owner = self.own[value] = self.owners.new_owner(self.names.of(value), _writer(value))
+        self.owners.stamp(place[0], owner, _writer(value))
+        self.held[value] = (owner, place)
 
-    def _moved_from(self, value: SSAValue, data: np.ndarray) -> int | None:
-        """The owner ``value`` continues: that of the value just read whose bytes it was
-        written over exactly, when ``value`` moves (see the module docstring)."""
-        if not _moves(value):
-            return None
-        return self.moving[1].get((address(data), data.nbytes))
+    def _place(self, value: SSAValue, data: np.ndarray, kind: int) -> Place | None:
+        """Where ``data`` (``value``'s bytes) is; None: not in this memory (a weight)."""
+        if kind != WAIT and value in self.places:
+            return self.places[value]
+        span = (address(data), data.nbytes)
+        shadow = self.memory.shadow_at(*span)
+        place = self.places[value] = (shadow, span) if shadow is not None else None
+        return place
 
     def read(self, value: SSAValue, data: np.ndarray, user: Operation) -> None:
         """``user`` reads ``value``: every byte must still be its buffer's."""
         held = self.held.get(value)
         if held is None:
             return
-        owner, shadow = held
+        owner, (shadow, span) = held
         if isinstance(user, (YieldOp, LoopOp)):
-            self._remember(user, data, owner)
+            self._remember(user, span, owner)
         if shadow.size and not (shadow == owner).all():
             loc = locate(user)
             at = f" at {loc[0]}:{loc[1]}" if loc else ""
-            message = self.owners.fault(_by_element(value, shadow), owner, self.names.of(value), reading=f"its use by '{user.name}'{at}")
+            message = self.owners.fault(_by_element(value, shadow), owner, self.names.of(value),
+                                        reading=f"its use by '{user.name}'{at}")
             raise MemoptError(message, value_location_op(value))
 
-    def _remember(self, user: Operation, data: np.ndarray, owner: int) -> None:
+    def _remember(self, user: Operation, span: tuple[int, int], owner: int) -> None:
         """A value a terminator passes on (or a loop starts from), by the bytes it is in."""
         if self.moving[0] is not user:
             self.moving = (user, {})
-        self.moving[1][(address(data), data.nbytes)] = owner
+        self.moving[1][span] = owner
+
+
+def _kind(value: SSAValue) -> int:
+    op = value.owner
+    if isinstance(op, ViewOp):
+        return VIEW
+    if isinstance(op, DmaWaitOp):
+        return WAIT
+    if isinstance(op, GetGlobalOp):
+        return WEIGHT
+    return MOVES if _moves(value) else WRITTEN
 
 
 def _moves(value: SSAValue) -> bool:
@@ -102,9 +127,10 @@ def _moves(value: SSAValue) -> bool:
 
 
 def _writer(value: SSAValue) -> Operation | None:
-    """The op a block argument is written by: the op whose region holds its block."""
-    block = value.owner
-    return block.parent_op() if isinstance(block, Block) else None
+    """The op that writes ``value``: its op, or for a block argument the op whose region holds
+    its block."""
+    owner = value.owner
+    return owner if isinstance(owner, Operation) else owner.parent_op()
 
 
 def _by_element(value: SSAValue, shadow: np.ndarray) -> np.ndarray:
