@@ -45,7 +45,8 @@ class ValueOwners:
 
     def __init__(self, memory: OwnedPlanned, names: ValueNames) -> None:
         self.memory, self.owners, self.names = memory, memory.owners, names
-        self.held: dict[SSAValue, tuple[int, Place]] = {}  # value -> (owner, where its bytes are)
+        self.held: dict[SSAValue, tuple[int, Place, bytes]] = {}  # value -> (owner, its place, its stamps)
+        self.stamps: dict[tuple[int, int], bytes] = {}
         self.kinds: dict[SSAValue, int] = {}
         self.places: dict[SSAValue, Place | None] = {}
         self.own: dict[SSAValue, int] = {}  # a written value's own owner id, made once
@@ -65,10 +66,11 @@ class ValueOwners:
             if source is None:
                 self.held.pop(value, None)
             else:
-                self.held[value] = (source[0], place)
+                self.held[value] = (source[0], place, self._stamps(source[0], place))
             return
         if kind == WAIT:
-            self.held[value] = (self.memory.waited[value.owner], place)  # type: ignore[index]
+            owner = self.memory.waited[value.owner]  # type: ignore[index]
+            self.held[value] = (owner, place, self._stamps(owner, place))
             return
         owner = self.moving[1].get(place[1]) if kind == MOVES else None
         if owner is None:
@@ -76,7 +78,15 @@ class ValueOwners:
             if not owner:
                 owner = self.own[value] = self.owners.new_owner(self.names.of(value), _writer(value))
         self.owners.stamp(place[0], owner, _writer(value))
-        self.held[value] = (owner, place)
+        self.held[value] = (owner, place, self._stamps(owner, place))
+
+    def _stamps(self, owner: int, place: Place) -> bytes:
+        """The shadow's bytes where ``owner`` holds all of ``place`` (what a read must find)."""
+        key = (owner, place[0].size)
+        found = self.stamps.get(key)
+        if found is None:
+            found = self.stamps[key] = np.full(place[0].size, owner, np.int32).tobytes()
+        return found
 
     def _place(self, value: SSAValue, data: np.ndarray, kind: int) -> Place | None:
         """Where ``data`` (``value``'s bytes) is; None: not in this memory (a weight)."""
@@ -92,10 +102,10 @@ class ValueOwners:
         held = self.held.get(value)
         if held is None:
             return
-        owner, (shadow, span) = held
+        owner, (shadow, span), stamps = held
         if isinstance(user, (YieldOp, LoopOp)):
             self._remember(user, span, owner)
-        if shadow.size and not (shadow == owner).all():
+        if shadow.tobytes() != stamps:
             loc = locate(user)
             at = f" at {loc[0]}:{loc[1]}" if loc else ""
             message = self.owners.fault(_by_element(value, shadow), owner, self.names.of(value),
