@@ -69,8 +69,8 @@ class ValueOwners:
                 self.held[value] = (source[0], place, self._stamps(source[0], place))
             return
         if kind == WAIT:
-            owner = self.memory.waited[value.owner]  # type: ignore[index]
-            self.held[value] = (owner, place, self._stamps(owner, place))
+            waited = self.memory.waited[value.owner]  # type: ignore[index]
+            self.held[value] = (waited, place, self._stamps(waited, place))
             return
         owner = self.moving[1].get(place[1]) if kind == MOVES else None
         if owner is None:
