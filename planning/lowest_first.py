@@ -25,6 +25,7 @@ under the level are a prefix, skipped with one bisection.
 from __future__ import annotations
 
 import heapq
+from bisect import bisect_right
 from typing import Sequence
 
 import numpy as np
@@ -108,13 +109,22 @@ class _Fixed:
         self.lo = offsets[by_lo]
         self.hi = self.lo + problem.sizes[by_lo]
         self.start, self.end = problem.starts[by_lo], problem.ends[by_lo]
-        self.reach = np.maximum.accumulate(self.hi) if len(by_lo) else self.hi
+        self.reach = np.maximum.accumulate(self.hi).tolist() if len(by_lo) else []
+        # Around a stack every fixed buffer lives at one step: one that ends before the first
+        # end meets those started by then, one that starts after the last start those not ended.
+        self.first_end = int(self.end.min(initial=0))
+        self.last_start = int(self.start.max(initial=0))
 
     def lowest_fit(self, s: int, e: int, floor: int, size: int, align: int) -> tuple[int, int]:
         """The lowest ``align``-aligned offset at or above ``floor`` where ``size`` bytes live in
         ``[s, e)`` meet no fixed buffer, and how many fixed buffers were looked at."""
-        k = int(np.searchsorted(self.reach, floor, side="right"))
-        live = (self.end[k:] > s) & (self.start[k:] < e)
+        k = bisect_right(self.reach, floor)
+        if e <= self.first_end:
+            live = self.start[k:] < e
+        elif s >= self.last_start:
+            live = self.end[k:] > s
+        else:
+            live = (self.end[k:] > s) & (self.start[k:] < e)
         lo = np.concatenate(((0,), self.lo[k:][live]))
         hi = np.concatenate(((floor,), self.hi[k:][live]))
         return _fit_sorted(lo, hi, size, align), len(self.lo) - k

@@ -94,13 +94,23 @@ PEAK_LOWEST_RUNS = (("start", "inward"), ("end", "outward"))
 
 LOWEST_WORK = 5_000_000_000
 """Work the lowest-first fills may spend together, in :func:`lowest_first`'s units (about three
-seconds)."""
+seconds), up to :data:`LOWEST_FULL` buffers; on larger problems it shrinks in proportion."""
+
+LOWEST_FULL = 20_000
+"""The most buffers the lowest-first fills get all of :data:`LOWEST_WORK` for. Why less above:
+the runs before them cost more than in proportion to the buffers (a first fit looks at a share
+of the buffers per buffer), and the strategy keeps its time class."""
 
 PIVOTS = 5
 """How many steps are tried as the one stacked (:func:`pivot_steps`): the peak, then the next
 highest local maxima of the live bytes. Why: when several steps come near the bound, the
 layout one stack forces on the sides leaves holes at the others, and stacking another of them
 instead may leave none."""
+
+SAME_PIVOT = 0.002
+"""The share of a maximum's live buffers by which it must differ from each higher pivot to be
+a pivot too. Why: two maxima a small dip apart (a few short buffers ending and others starting)
+stack almost the same buffers, and their fills come out the same."""
 
 PIVOT_RUNS = (*RUNS[:2], ("critical", "size"), *RUNS[2:5])
 """The runs of each pivot but the peak, in order (after the peak's first five): the peak's first
@@ -119,7 +129,9 @@ SKYLINE_WORK = 1_500
 
 def pivot_steps(problem: Problem, k: int = PIVOTS) -> list[int]:
     """The first steps of the ``k`` highest local maxima of the live bytes (plateaus higher than
-    both neighbours), highest first, earliest on ties: the peak step first."""
+    both neighbours), highest first, earliest on ties: the peak step first. A maximum whose live
+    buffers are, but for :data:`SAME_PIVOT` of them, those of a higher one kept is left out: it
+    stacks the same buffers, and its fills would repeat that one's."""
     times, live = live_profile(problem)
     if not len(live):
         return []
@@ -129,7 +141,14 @@ def pivot_steps(problem: Problem, k: int = PIVOTS) -> list[int]:
     higher_than_next = level > np.concatenate((level[1:], [-1]))
     tops = first[lower & higher_than_next]
     tops = tops[np.lexsort((tops, -live[tops]))]
-    return [int(times[i]) for i in tops[:k]]
+    kept: list[tuple[int, np.ndarray]] = []
+    for t in (int(times[i]) for i in tops):
+        if len(kept) == k:
+            break
+        at = (problem.starts <= t) & (problem.ends > t)
+        if all(np.count_nonzero(at != other) > SAME_PIVOT * np.count_nonzero(at) for _, other in kept):
+            kept.append((t, at))
+    return [t for t, _ in kept]
 
 
 def near_peak_steps(problem: Problem) -> np.ndarray:
@@ -242,24 +261,21 @@ class _Peak:
 def peak_stack_offsets(problem: Problem, runs: list[tuple[int, str, str]]) -> list[int]:
     """The lowest plan over ``runs`` ((pivot step, stack, fill) triples), each side of a pivot
     taken from its lowest fill for that pivot and stack. The lowest-first fills run last, and
-    only while the plan is above the live bytes' peak and :data:`LOWEST_WORK` lasts: one that
-    gives up on its work ends them, and so does one that brings the plan to the peak. Nor does
-    one start when the work left is less than the most a fill has spent so far: fills of one
-    problem cost about the same, so it would give up, its work wasted."""
+    only while the plan is above the live bytes' peak and :data:`LOWEST_WORK` lasts (less above
+    :data:`LOWEST_FULL` buffers): one that gives up on its work ends them, and so does one that
+    brings the plan to the peak."""
     plans = _Plans(problem, runs)
     lowest = [r for r in runs if r[2].startswith("lowest-")]
     for run in (r for r in runs if not r[2].startswith("lowest-")):
         plans.fill(*run)
     bound = int(live_profile(problem)[1].max(initial=0))
     if lowest and (not plans.fills or plans.best()[0] > bound):
-        left, most = LOWEST_WORK, 0
+        left = LOWEST_WORK * min(LOWEST_FULL, len(problem)) // max(len(problem), 1)
         for t, order, fill in lowest:
-            if most > left:
-                break
             spent = plans.fill_lowest(t, order, fill.removeprefix("lowest-"), left, bound)
             if spent is None or plans.combined(t, order)[0] <= bound:
                 break
-            left, most = left - spent, max(most, spent)
+            left -= spent
     return plans.best()[1].tolist()
 
 

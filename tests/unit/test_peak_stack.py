@@ -57,6 +57,15 @@ def test_pivots_are_the_highest_local_maxima_peak_first():
     assert pivot_steps(p, 1) == [1]
 
 
+def test_a_maximum_stacking_almost_the_buffers_of_a_higher_one_is_no_pivot():
+    # 1500 buffers through every step; maxima at 2 and 5 (one small buffer each, a dip between)
+    # and at 10 (ten more buffers): 5 differs from 2 by two buffers of 1501, 10 by eleven
+    rows = [(1, 0, 20)] * 1500 + [(20, 2, 4), (20, 5, 7)] + [(1, 10, 12)] * 10
+    p = _problem(rows)
+    assert pivot_steps(p) == [2, 10]
+    assert pivot_steps(_problem(rows[-12:])) == [2, 5, 10]  # alone, the small buffers differ
+
+
 def test_near_peak_steps_count_the_steps_within_two_percent_of_the_peak():
     # live bytes per step: 100 (0-1), 99 (2-3), 50 (4-5), 98 (6), 97 (7-9): near the peak at 0-3 and 6
     p = _problem([(50, 0, 10), (50, 0, 2), (49, 2, 4), (48, 6, 7), (47, 7, 10)])
@@ -231,25 +240,17 @@ def test_a_lowest_first_fill_places_only_the_side_not_yet_within_the_bound(monke
     assert not find_conflicts(p, offsets)
 
 
-def test_no_lowest_first_fill_starts_with_less_work_left_than_a_fill_has_spent(monkeypatch):
+
+def test_lowest_first_fills_get_less_work_past_lowest_full_buffers(monkeypatch):
     import memopt.planning.peak_stack as peak_stack
 
+    calls = _count_lowest_fills(monkeypatch)
     p = _problem(SECOND_PIVOT_CRITICAL)
     t = pivot_steps(p)[0]
     runs = [(t, *RUNS[0])] + _lowest([t])
-    spent: list[int] = []
-
-    def recorded(problem, fixed, offsets, ties, work=None):
-        got = real(problem, fixed, offsets, ties, work)
-        spent.append(got[1])
-        return got
-
-    real = peak_stack.lowest_first
-    monkeypatch.setattr(peak_stack, "lowest_first", recorded)
     peak_stack_offsets(p, runs)
-    assert len(spent) >= 2  # with the default work, the second fill runs
-    first = spent[0]
-    spent.clear()
-    monkeypatch.setattr(peak_stack, "LOWEST_WORK", 2 * first - 1)
-    offsets = peak_stack_offsets(p, runs)
-    assert spent == [first] and not find_conflicts(p, offsets)
+    assert calls[0] == peak_stack.LOWEST_WORK
+    calls.clear()
+    monkeypatch.setattr(peak_stack, "LOWEST_FULL", len(p) // 2)
+    peak_stack_offsets(p, runs)
+    assert calls[0] == peak_stack.LOWEST_WORK * (len(p) // 2) // len(p)
