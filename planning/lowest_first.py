@@ -33,13 +33,13 @@ import numpy as np
 from .problem import Problem
 
 
-EVAL_WORK = 24_000
+EVAL_WORK = 10_000
 """What looking for a buffer's gap among the fixed buffers costs beyond the fixed buffers it
-looks at, in the work units of :func:`lowest_first` (one per fixed buffer looked at): numpy's
-per-call overhead."""
+looks at, in the work units of :func:`lowest_first` (one per fixed buffer looked at; about a
+nanosecond and a half of CPU each): numpy's per-call overhead."""
 
 
-STEP_WORK = 1_100
+STEP_WORK = 1_300
 """What reading the skyline over a buffer's steps costs beyond the steps, in the same units."""
 
 
@@ -75,17 +75,22 @@ def lowest_first(problem: Problem, fixed: Sequence[int], offsets: np.ndarray, ti
     last = np.searchsorted(steps, problem.ends[ids]).tolist()
     skyline = np.zeros(len(steps), np.int64)  # the highest top of the placed ties at each step
     heap = [(0, j) for j in range(len(movable))]
+    clear = [-1] * len(movable)  # per buffer, its lowest fit among the fixed ones last found
     spent, placed = 0, 0
     checkpoints = {max(1, int(len(heap) * share)): limit for share, limit in GIVE_UP}
     while heap:
         bound, j = heapq.heappop(heap)
         i, a, b = movable[j], first[j], last[j]
         floor = int(skyline[a:b].max(initial=0))
-        if floor > bound:  # a lower bound again: the fixed buffers can only raise it
-            y, looked = floor, 0
+        spent += STEP_WORK + b - a
+        if clear[j] >= max(floor, bound):  # nothing fixed lies between: still the fit
+            y = clear[j]
+        elif floor > bound:  # a lower bound again: the fixed buffers can only raise it
+            y = floor
         else:
             y, looked = below.lowest_fit(starts[j], ends[j], bound, sizes[i], aligns[i])
-        spent += STEP_WORK + b - a + (looked + EVAL_WORK if floor <= bound else 0)
+            clear[j] = y
+            spent += EVAL_WORK + looked
         if work is not None and spent > work:
             return None, spent
         if y > bound:
@@ -110,6 +115,9 @@ class _Fixed:
         self.hi = self.lo + problem.sizes[by_lo]
         self.start, self.end = problem.starts[by_lo], problem.ends[by_lo]
         self.reach = np.maximum.accumulate(self.hi).tolist() if len(by_lo) else []
+        # Disjoint (as a stack's are: they all meet at one step), their tops rise with their
+        # offsets, and so does the running maximum a fit would otherwise compute.
+        self.disjoint = bool(np.all(self.hi[:-1] <= self.lo[1:]))
         # Around a stack every fixed buffer lives at one step: one that ends before the first
         # end meets those started by then, one that starts after the last start those not ended.
         self.first_end = int(self.end.min(initial=0))
@@ -127,15 +135,16 @@ class _Fixed:
             live = (self.end[k:] > s) & (self.start[k:] < e)
         lo = np.concatenate(((0,), self.lo[k:][live]))
         hi = np.concatenate(((floor,), self.hi[k:][live]))
-        return _fit_sorted(lo, hi, size, align), len(self.lo) - k
+        return _fit_sorted(lo, hi, size, align, self.disjoint), len(self.lo) - k
 
 
-def _fit_sorted(lo: np.ndarray, hi: np.ndarray, size: int, align: int) -> int:
+def _fit_sorted(lo: np.ndarray, hi: np.ndarray, size: int, align: int, rising: bool = False) -> int:
     """The lowest ``align``-aligned offset where ``size`` bytes miss every ``[lo, hi)``, the
     intervals sorted by ``lo`` and the first ``[0, floor)``: the position tried before interval
     ``k`` is the running maximum of the earlier tops (aligned up); the answer is the first that
-    ends by ``lo[k]``, else past the highest top."""
-    reach = np.maximum.accumulate(hi)
+    ends by ``lo[k]``, else past the highest top. ``rising``: the tops do not fall, so they are
+    their own running maximum."""
+    reach = hi if rising else np.maximum.accumulate(hi)
     if align > 1:
         reach = -(-reach // align) * align
     fits = reach[:-1] + size <= lo[1:]

@@ -92,14 +92,9 @@ lowest-first fill packs is often not the peak."""
 PEAK_LOWEST_RUNS = (("start", "inward"), ("end", "outward"))
 """The lowest-first fills of the peak's start and end stacks, after :data:`LOWEST_RUNS`."""
 
-LOWEST_WORK = 5_000_000_000
+LOWEST_WORK = 2_700_000_000
 """Work the lowest-first fills may spend together, in :func:`lowest_first`'s units (about three
-seconds), up to :data:`LOWEST_FULL` buffers; on larger problems it shrinks in proportion."""
-
-LOWEST_FULL = 20_000
-"""The most buffers the lowest-first fills get all of :data:`LOWEST_WORK` for. Why less above:
-the runs before them cost more than in proportion to the buffers (a first fit looks at a share
-of the buffers per buffer), and the strategy keeps its time class."""
+seconds)."""
 
 PIVOTS = 5
 """How many steps are tried as the one stacked (:func:`pivot_steps`): the peak, then the next
@@ -261,16 +256,15 @@ class _Peak:
 def peak_stack_offsets(problem: Problem, runs: list[tuple[int, str, str]]) -> list[int]:
     """The lowest plan over ``runs`` ((pivot step, stack, fill) triples), each side of a pivot
     taken from its lowest fill for that pivot and stack. The lowest-first fills run last, and
-    only while the plan is above the live bytes' peak and :data:`LOWEST_WORK` lasts (less above
-    :data:`LOWEST_FULL` buffers): one that gives up on its work ends them, and so does one that
-    brings the plan to the peak."""
+    only while the plan is above the live bytes' peak and :data:`LOWEST_WORK` lasts: one that
+    gives up on its work ends them, and so does one that brings the plan to the peak."""
     plans = _Plans(problem, runs)
     lowest = [r for r in runs if r[2].startswith("lowest-")]
     for run in (r for r in runs if not r[2].startswith("lowest-")):
         plans.fill(*run)
     bound = int(live_profile(problem)[1].max(initial=0))
     if lowest and (not plans.fills or plans.best()[0] > bound):
-        left = LOWEST_WORK * min(LOWEST_FULL, len(problem)) // max(len(problem), 1)
+        left = LOWEST_WORK
         for t, order, fill in lowest:
             spent = plans.fill_lowest(t, order, fill.removeprefix("lowest-"), left, bound)
             if spent is None or plans.combined(t, order)[0] <= bound:

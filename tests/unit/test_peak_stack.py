@@ -240,17 +240,3 @@ def test_a_lowest_first_fill_places_only_the_side_not_yet_within_the_bound(monke
     assert not find_conflicts(p, offsets)
 
 
-
-def test_lowest_first_fills_get_less_work_past_lowest_full_buffers(monkeypatch):
-    import memopt.planning.peak_stack as peak_stack
-
-    calls = _count_lowest_fills(monkeypatch)
-    p = _problem(SECOND_PIVOT_CRITICAL)
-    t = pivot_steps(p)[0]
-    runs = [(t, *RUNS[0])] + _lowest([t])
-    peak_stack_offsets(p, runs)
-    assert calls[0] == peak_stack.LOWEST_WORK
-    calls.clear()
-    monkeypatch.setattr(peak_stack, "LOWEST_FULL", len(p) // 2)
-    peak_stack_offsets(p, runs)
-    assert calls[0] == peak_stack.LOWEST_WORK * (len(p) // 2) // len(p)
