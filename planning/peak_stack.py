@@ -21,8 +21,13 @@ right.
 
 When several steps come near the bound, the stack at the peak forces a layout on the sides that
 leaves holes at the others; so the next highest local maxima of the live bytes are stacked in
-turn too (:data:`PIVOTS`), each with a few runs (:data:`PIVOT_RUNS`, the critical stack among
+turn too (:data:`PIVOTS`; a maximum that stacks almost the same buffers as a higher one is
+skipped, :data:`SAME_PIVOT`), each with a few runs (:data:`PIVOT_RUNS`, the critical stack among
 the first), and the lowest plan is kept.
+
+Last, while the plan is still above the bound, the sides of each pivot's critical stack are
+filled lowest first (:mod:`memopt.planning.lowest_first`, :data:`LOWEST_RUNS`): the buffer that
+can go lowest goes next, so the holes near the stack are filled as the placement reaches them.
 """
 
 from __future__ import annotations
