@@ -30,13 +30,13 @@ def planned(text: str, dma: bool = False):
 
 def landings_run(monkeypatch, module) -> list[str]:
     seen: list[str] = []
-    real = check_mod.Planned
+    real = check_mod.OwnedPlanned
 
-    def counting(f, module, landing="start"):
+    def counting(f, module, landing="start", names=None):
         seen.append(landing)
-        return real(f, module, landing)
+        return real(f, module, landing, names)
 
-    monkeypatch.setattr(check_mod, "Planned", counting)
+    monkeypatch.setattr(check_mod, "OwnedPlanned", counting)
     check_module(module)
     return seen
 
