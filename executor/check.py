@@ -40,6 +40,7 @@ from .memopt_ops import MEMOPT
 from .memory import DMA_LANDINGS, Planned, Unplanned, ValueNames, is_planned
 from .proof import Mismatch, Productions, digest, first_difference, result_bytes
 from .owned_memory import OwnedPlanned
+from .paths import Forced, Reference, explore
 from .resources import Limits, check_resources
 from .value_owners import ValueOwners
 
@@ -114,7 +115,8 @@ class CheckReport:
     paths: int = 1
     """Execution paths proven (each ``if`` forced both ways, see :func:`check_function`)."""
     total_paths: int = 1
-    """Execution paths of the function (product over sequential ``if``s of their branches')."""
+    """Execution paths of the function (product over sequential ``if``s of their branches'),
+    and the natural one when it took an ``if`` both ways (in a loop)."""
     results: tuple[bytes, ...] = ()
     """The function's results in the unplanned run that follows the conditions (no ``if``
     forced): what :func:`run_function` returns, kept so that a caller comparing them need not run
@@ -157,63 +159,70 @@ def check_function(
     no weight by DMA: the models differ only in when a transfer lands) and compare; raise a
     located :class:`MemoptError` naming the first tensor that differs.
 
-    Every execution path is proven, not only the one the generated inputs select: the first run
-    follows the conditions, then each ``if`` reached is forced the other way (both runs of a
-    comparison force the same branches), breadth-first, until every path is covered or
-    ``max_paths`` were run. Forcing is sound for a memory proof: the plan must hold whichever
-    branch runs, and the data a branch computes does not matter to where it lives."""
+    Every execution path is proven, not only the one the generated inputs select: each ``if``
+    reached is forced both ways (:mod:`.paths`, the enumeration the upstream checker uses) until
+    every path is covered or ``max_paths`` were proven. Forcing is sound for a memory proof: the
+    plan must hold whichever branch runs, and the data a branch computes does not matter to where
+    it lives."""
     check_resources(module, f, limits)
     if not any(isinstance(op, (DmaStartOp, DmaWaitOp)) for op in walk(f.body)):
         dma_landings = tuple(dma_landings)[:1]
     names = ValueNames(f)
     program = Program(module, MEMOPT)
-    total = count_paths(f.body.blocks[0])
-    queue: list[dict] = [{}]
-    tried: set[frozenset] = set()
-    proven: set[tuple] = set()
-    values = reads = outputs = arena = path_reads = 0
-    results: tuple[bytes, ...] = ()
-    while queue and len(proven) < max_paths:
-        forced = queue.pop(0)
-        key = frozenset((id(k), v) for k, v in forced.items())
-        if key in tried:
-            continue
-        tried.add(key)
+
+    def reference(forced: Forced) -> Reference[tuple[Recorder, Execution]]:
         rec = Recorder()
-        ref_interp = Interpreter(module, Unplanned(), rec, seed, forced, limits=limits, program=program)
-        ref = ref_interp.run(f)
-        if not forced:
-            results = tuple(result_bytes(ref.outputs))
-        pinned = {op: ref_interp.taken[op] for op in ref_interp.reached}  # first choice of each
-        path = tuple((id(op), pinned[op]) for op in ref_interp.reached)
-        if path in proven:
-            continue
+        interp = Interpreter(module, Unplanned(), rec, seed, forced, limits=limits, program=program)
+        ref = interp.run(f)
+        mixed = frozenset(op for op, way in interp.decisions if way != interp.taken[op])
+        return Reference(interp.reached, interp.taken, (rec, ref), mixed)
+
+    def prove(forced: Forced, reference: Reference[tuple[Recorder, Execution]]) -> _Proof:
+        rec, ref = reference.run
+        arena = reads = 0
         for landing in dma_landings:
-            memory = OwnedPlanned(f, module, landing, names)
-            arena = memory.arena_size
-            checker = Checker(rec, names, memory)
-            # Same forcing as the reference; unforced ifs follow their conditions, which see
-            # the same data when the plan is right (an if in a loop may go both ways).
-            got = Interpreter(module, memory, checker, seed, forced, limits=limits, program=program).run(f)
-            missing = checker.missing()
-            if missing is not None:
-                raise differs(missing, names, " (execution took a different path)")
-            k = first_difference(result_bytes(ref.outputs), result_bytes(got.outputs))
-            if k is not None:
-                ret = f.body.blocks[0].last_op
-                assert ret is not None
-                raise differs(ret.operands[k], names, f" (function result #{k})")
-            path_reads = checker.reads
-        reads += path_reads
-        proven.add(path)
-        values += len(rec.values)
-        outputs = len(ref.outputs)
-        # Flip each if this run chose freely, keeping the choices made before it.
-        for op in ref_interp.reached:
-            if op not in forced:
-                queue.append({**forced, op: not pinned[op]})
-                forced = {**forced, op: pinned[op]}
-    return CheckReport(f.sym_name.data, values, reads, outputs, arena, len(proven), total, results)
+            arena, reads = _prove_planned(module, f, program, names, rec, ref, forced, landing, seed, limits)
+        return _Proof(len(rec.values), reads, len(ref.outputs), arena, tuple(result_bytes(ref.outputs)),
+                      bool(reference.mixed))
+
+    proven = explore(reference, prove, max(max_paths, 1))
+    first, last = proven[0], proven[-1]
+    total = count_paths(f.body.blocks[0]) + first.mixed
+    return CheckReport(f.sym_name.data, sum(p.values for p in proven), sum(p.reads for p in proven), last.outputs,
+                       last.arena, len(proven), total, first.results)
+
+
+@dataclass(frozen=True)
+class _Proof:
+    """What the proof of one path compared."""
+
+    values: int
+    reads: int
+    outputs: int
+    arena: int
+    results: tuple[bytes, ...]
+    mixed: bool
+    """Whether some ``if`` went both ways (a path besides those forcing enumerates)."""
+
+
+def _prove_planned(module: ModuleOp, f: func.FuncOp, program: Program, names: ValueNames, rec: Recorder,
+                   ref: Execution, forced: Forced, landing: str, seed: int, limits: Limits) -> tuple[int, int]:
+    """Run ``f`` planned (DMA landing model ``landing``) on the reference's path and compare;
+    (arena size, reads checked)."""
+    memory = OwnedPlanned(f, module, landing, names)
+    checker = Checker(rec, names, memory)
+    # Same forcing as the reference; unforced ifs follow their conditions, which see
+    # the same data when the plan is right (an if in a loop may go both ways).
+    got = Interpreter(module, memory, checker, seed, forced, limits=limits, program=program).run(f)
+    missing = checker.missing()
+    if missing is not None:
+        raise differs(missing, names, " (execution took a different path)")
+    k = first_difference(result_bytes(ref.outputs), result_bytes(got.outputs))
+    if k is not None:
+        ret = f.body.blocks[0].last_op
+        assert ret is not None
+        raise differs(ret.operands[k], names, f" (function result #{k})")
+    return memory.arena_size, checker.reads
 
 
 def check_module(

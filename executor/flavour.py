@@ -100,7 +100,7 @@ def check(module: ModuleOp, name: str | None = None, *, seed: int = 0, limits: L
 
         out = []
         for f in funcs:
-            r = check_memref_function(module, f, seed=seed, limits=limits, shapes=shapes)
+            r = check_memref_function(module, f, seed=seed, limits=limits, shapes=shapes, max_paths=max_paths)
             paths = f", {r.paths} paths" if r.paths > 1 else ""
             out.append(f"@{r.function}: planned execution matches unplanned ({r.writes} buffer writes, "
                        f"{r.reads} reads, {r.arena_views} arena views{paths})")

@@ -114,7 +114,7 @@ def affine_if(c: Compiler, op: Operation):
     results = c.slots_of(op.results)
 
     def step(m: Machine, frame, op=op):
-        run = then if forced(m, bool(holds(frame))) else other
+        run = then if forced(m, op, bool(holds(frame))) else other
         bind(frame, results, run(m, frame))
     return step
 

@@ -232,8 +232,18 @@ def scf_parallel(c: Compiler, op: Operation):
 
 # ---------------------------------------------------------------------- branches
 
-def forced(m: Machine, natural: bool) -> bool:
-    return natural if m.branches is None else m.branches
+def forced(m: Machine, op: Operation, natural: bool) -> bool:
+    """The way branch ``op`` goes (True: its first region): forced, else ``natural``; the way
+    it goes first, and whether it goes both ways, are recorded for the path enumeration
+    (:mod:`.paths`)."""
+    way = m.branches.get(op, natural)
+    first = m.taken.get(op)
+    if first is None:
+        m.taken[op] = way
+        m.reached.append(op)
+    elif first != way:
+        m.mixed.add(op)
+    return way
 
 
 @compiles("scf.if")
@@ -243,7 +253,7 @@ def scf_if(c: Compiler, op: Operation):
     then, other = region_runner(c, op.true_region), region_runner(c, op.false_region)
 
     def step(m: Machine, frame, op=op):
-        run = then if forced(m, bool(frame[cond])) else other
+        run = then if forced(m, op, bool(frame[cond])) else other
         bind(frame, results, run(m, frame))
     return step
 
@@ -256,11 +266,11 @@ def scf_index_switch(c: Compiler, op: Operation):
     default, arg, results = region_runner(c, op.default_region), c.slot(op.arg), c.slots_of(op.results)
 
     def step(m: Machine, frame, op=op):
-        if m.branches is not None:
-            run = runners[0] if m.branches and runners else default
-        else:
-            k = int(frame[arg])
-            run = runners[cases.index(k)] if k in cases else default
+        k = int(frame[arg])
+        natural = runners[cases.index(k)] if k in cases else default
+        # its two ways, for forcing: a case (forced: the first) or the default
+        way = forced(m, op, natural is not default)
+        run = natural if op not in m.branches else runners[0] if way and runners else default
         bind(frame, results, run(m, frame))
     return step
 

@@ -14,16 +14,18 @@ ops and bodies, scalar arithmetic, loops, calls: see the ``memref_*`` modules, a
   return the same results.
 
 With ``scf.if``/``affine.if``/``scf.index_switch`` in the function, the pair of runs is repeated
-with every branch forced to its first and to its other region, so both sides of every branch
-run against the plan. A forced path the program cannot take (its unplanned run fails: an
-assertion, an index out of bounds, a loop that never ends) proves nothing and is skipped.
+on other paths, each branch reached forced the other way (:mod:`.paths`, the enumeration the
+memopt-dialect checker uses; a switch goes one of two ways there: a case, the first when forced,
+or its default), so both sides of every branch run against the plan. A forced path the program
+cannot take (its unplanned run fails: an assertion, an index out of bounds, a loop that never
+ends) proves nothing and is skipped.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.dialects import affine, func, scf
+from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
 from memopt.dialects.walk import walk
@@ -38,6 +40,7 @@ from .memref_arena import is_arena_arg, is_arena_view
 from .memref_entry import run_function
 from .memref_machine import Machine
 from .memref_program import MEMREF
+from .paths import Forced, Reference, explore
 from .proof import first_difference, result_bytes
 from .resources import Limits
 
@@ -49,27 +52,28 @@ class MemrefCheck:
     reads: int
     arena_views: int
     paths: int = 1
-    """Runs compared: the natural one, and each forced branch direction the program can take."""
+    """Distinct paths compared: the natural one, and each forced one the program can take."""
 
 
-def _branches(f: func.FuncOp, module: ModuleOp) -> bool:
-    kinds = (scf.IfOp, affine.IfOp, scf.IndexSwitchOp)
-    return any(isinstance(op, kinds) for op in walk(module)) and any(
-        isinstance(op, (*kinds, func.CallOp)) for op in walk(f.body))
-
-
-def run_pair(program: Program, f: func.FuncOp, seed: int, limits: Limits, shapes: dict | None,
-             branches: bool | None) -> tuple[int, int] | None:
-    """Run ``f`` unplanned then planned (the same branches forced); (writes, reads) compared,
-    or None when a forced path fails unplanned (a path the program cannot take)."""
-    ref = Machine(program, planned=False, seed=seed, limits=limits, shapes=shapes, branches=branches)
+def _reference(program: Program, f: func.FuncOp, seed: int, limits: Limits, shapes: dict | None,
+               forced: Forced) -> Reference[tuple[Machine, list]] | None:
+    """``f`` run unplanned on the path ``forced`` selects, or None when that path fails (a path the
+    program cannot take: an assertion, an index out of bounds); the natural run's failure is raised."""
+    ref = Machine(program, planned=False, seed=seed, limits=limits, shapes=shapes, branches=forced)
     try:
         expected = run_function(ref, f)
     except MemoptError:
-        if branches is None:
+        if not forced:
             raise
         return None
-    planned = Machine(program, planned=True, seed=seed, limits=limits, shapes=shapes, branches=branches,
+    return Reference(ref.reached, ref.taken, (ref, expected), frozenset(ref.mixed))
+
+
+def _prove(program: Program, f: func.FuncOp, seed: int, limits: Limits, shapes: dict | None, forced: Forced,
+           reference: Reference[tuple[Machine, list]]) -> tuple[int, int]:
+    """``f`` run planned on the reference's path and compared with it; (writes, reads)."""
+    ref, expected = reference.run
+    planned = Machine(program, planned=True, seed=seed, limits=limits, shapes=shapes, branches=forced,
                       expected=ref.log, choices=ref.choices)
     got = run_function(planned, f)
     if not planned.log.complete():
@@ -83,23 +87,15 @@ def run_pair(program: Program, f: func.FuncOp, seed: int, limits: Limits, shapes
 
 
 def check_memref_function(module: ModuleOp, f: func.FuncOp, seed: int = 0, *, limits: Limits = Limits(),
-                          shapes: dict | None = None) -> MemrefCheck:
-    """Run ``f`` with its arena views unplanned and planned; raise a located MemoptError at the
-    first buffer whose bytes differ (see the module docstring)."""
-    policies: list[bool | None] = [None]
-    if _branches(f, module):
-        policies += [True, False]
-    writes = reads = paths = 0
+                          shapes: dict | None = None, max_paths: int = 64) -> MemrefCheck:
+    """Run ``f`` with its arena views unplanned and planned, on up to ``max_paths`` paths (each
+    branch reached forced both ways, :mod:`.paths`); raise a located MemoptError at the first
+    buffer whose bytes differ (see the module docstring)."""
     program = Program(module, MEMREF)
-    for policy in policies:
-        counts = run_pair(program, f, seed, limits, shapes, policy)
-        if counts is None:
-            continue
-        writes += counts[0]
-        reads += counts[1]
-        paths += 1
+    proven = explore(lambda forced: _reference(program, f, seed, limits, shapes, forced),
+                     lambda forced, ref: _prove(program, f, seed, limits, shapes, forced, ref), max_paths)
     views = sum(1 for op in walk(f.body) if is_arena_view(op))
-    return MemrefCheck(f.sym_name.data, writes, reads, views, paths)
+    return MemrefCheck(f.sym_name.data, sum(w for w, _ in proven), sum(r for _, r in proven), views, len(proven))
 
 
 def run_memref_function(module: ModuleOp, f: func.FuncOp, seed: int = 0, *, planned: bool = False,

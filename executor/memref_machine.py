@@ -33,6 +33,7 @@ from memopt.diagnostics import MemoptError
 from .core import Core, Program
 from .memref_values import Ref, Storage
 from .ownership import Ownership, where
+from .paths import Forced
 from .proof import Productions, digest
 from .resources import Limits
 
@@ -41,12 +42,15 @@ class Machine(Core):
     """One run of an upstream function on the interpreter core: values, storage, the write log."""
 
     def __init__(self, program: Program, *, planned: bool, seed: int = 0, limits: Limits = Limits(),
-                 shapes: dict | None = None, branches: bool | None = None, expected: Productions | None = None,
+                 shapes: dict | None = None, branches: Forced | None = None, expected: Productions | None = None,
                  choices: list[bool] | None = None):
         super().__init__(program, seed=seed, limits=limits)
         self.planned = planned
         self.shapes = shapes or {}
-        self.branches = branches  # force every if's branch (None: its condition decides)
+        self.branches: Forced = branches or {}  # branch ops forced (the others: their conditions decide)
+        self.reached: list[Operation] = []  # branch ops reached, in first-reach order (:mod:`.paths`)
+        self.taken: dict[Operation, bool] = {}  # the way each went first
+        self.mixed: set[Operation] = set()  # those that went both ways
         self.expected = expected  # the unplanned run's write log, to match
         self.log = Productions(expected)
         self.choices: list[bool] = []  # decisions the unplanned run made, which the planned run replays

@@ -304,7 +304,44 @@ func.func @main(%x: memref<4xf32>) {
 }
 """
     m = module_of(text)
-    assert check_memref_function(m, function(m)).paths == 2
+    assert check_memref_function(m, function(m)).paths == 1  # the natural path; the forced one is skipped
+
+
+TWO_IFS = """
+func.func @main(%x: memref<8xf32>, %y: memref<8xf32>) attributes {memopt.arena_size = 64 : i64} {
+  %arena = memref.alloc() alignment = 16 {memopt.arena} : memref<64xi8>
+  %oa = arith.constant 0 : index
+  %a = memref.view %arena[%oa][] : memref<64xi8> to memref<8xf32>
+  %ob = arith.constant OFFB : index
+  %b = memref.view %arena[%ob][] : memref<64xi8> to memref<8xf32>
+  %two = arith.constant 2.0 : f32
+  %p = arith.constant false
+  %q = arith.constant true
+  linalg.map { arith.mulf } ins(%x, %x : memref<8xf32>, memref<8xf32>) outs(%a : memref<8xf32>)
+  linalg.fill ins(%two : f32) outs(%y : memref<8xf32>)
+  scf.if %p {
+    linalg.fill ins(%two : f32) outs(%b : memref<8xf32>)
+  }
+  scf.if %q {
+  } else {
+    linalg.map { arith.addf } ins(%a, %a : memref<8xf32>, memref<8xf32>) outs(%y : memref<8xf32>)
+  }
+  memref.dealloc %arena : memref<64xi8>
+  return
+}
+"""
+
+
+def test_each_branch_is_forced_both_ways_on_its_own():
+    """%b clobbers %a only when the first if takes its then branch and the second its else
+    branch: a path neither the inputs nor forcing every branch alike selects."""
+    m = module_of(TWO_IFS.replace("OFFB", "32"))
+    assert check_memref_function(m, function(m)).paths == 4
+    m = module_of(TWO_IFS.replace("OFFB", "0"))
+    assert check_memref_function(m, function(m), max_paths=3).paths == 3  # (then, else) not reached
+    with pytest.raises(MemoptError, match="buffer '%a' differs between planned and unplanned execution: its bytes "
+                                          "were overwritten by '%b'"):
+        check_memref_function(m, function(m))
 
 
 # ---------------------------------------------------------------------- loop nests

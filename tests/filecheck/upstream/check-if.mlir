@@ -2,7 +2,7 @@
 // result and read after it; both branches are run against the plan (each forced in turn).
 // RUN: memopt-opt %s --plan-memory -o %t.mlir 2>/dev/null
 // RUN: memopt-run %t.mlir --check | filecheck %s
-// CHECK: @main: planned execution matches unplanned ({{[0-9]+}} buffer writes, {{[0-9]+}} reads, 3 arena views, 3 paths)
+// CHECK: @main: planned execution matches unplanned ({{[0-9]+}} buffer writes, {{[0-9]+}} reads, 3 arena views, 2 paths)
 // The planned and unplanned runs compute the same values.
 // RUN: memopt-run %t.mlir > %t.unplanned
 // RUN: memopt-run %t.mlir --planned | diff %t.unplanned -

@@ -1,0 +1,91 @@
+"""Which execution paths a proof by execution runs: each branch reached forced both ways.
+
+A plan must hold whichever way a branch goes, but one run follows only the way its inputs select.
+So a proof runs the function on several paths, and both IR flavours' checkers (the memopt
+dialect's :mod:`.check`, upstream ``memref``'s :mod:`.memref_exec`) enumerate them here, the
+same way: the first run follows the conditions; then each branch op that run reached and chose
+freely is forced the other way, keeping the choices made before it (both runs of a comparison
+force the same ops), breadth-first, until every path is covered or ``max_paths`` were proven.
+A forced op takes the same branch every time it runs (in every iteration of a loop around it);
+an op the first run took both ways (in a loop) is forced both ways, and that run is a path of
+its own (:attr:`Reference.mixed`).
+
+Forcing is sound for a memory proof — where data lives does not depend on what it is — but a
+forced path may be one the program cannot take (an assertion fails, an index leaves its bounds):
+its unplanned run fails, proves nothing, and is skipped. Two forcings that reach the same
+choices are one path, proven once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from xdsl.ir import Operation
+
+Forced = dict[Operation, bool]
+"""Branch ops forced, and which way (True: the first region, ``then``)."""
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+@dataclass(frozen=True)
+class Reference(Generic[R]):
+    """An unplanned run on one path: the branch ops it reached (in first-reach order), the way
+    each went first, and what the planned run will be compared with."""
+
+    reached: Sequence[Operation]
+    taken: Mapping[Operation, bool]
+    run: R
+    mixed: frozenset[Operation] = frozenset()
+    """The ops it took both ways (each time it reached them, the way its condition said)."""
+
+    def path(self) -> tuple:
+        """What tells this path from another: the way each op reached went (None: both ways)."""
+        return tuple((id(op), None if op in self.mixed else self.taken[op]) for op in self.reached)
+
+
+def explore(reference: Callable[[Forced], Reference[R] | None], prove: Callable[[Forced, Reference[R]], T],
+            max_paths: int) -> list[T]:
+    """Prove up to ``max_paths`` distinct paths (see the module docstring): ``reference(forced)``
+    runs unplanned (None: the program cannot take that path), ``prove`` runs planned and
+    compares. The proofs, in the order run."""
+    queue: list[Forced] = [{}]
+    tried: set[frozenset] = set()
+    proven: set[tuple] = set()
+    out: list[T] = []
+    while queue and len(proven) < max_paths:
+        forced = queue.pop(0)
+        key = frozenset((id(k), v) for k, v in forced.items())
+        if key in tried:
+            continue
+        tried.add(key)
+        ref = reference(forced)
+        if ref is None:
+            continue
+        path = ref.path()
+        if path in proven:
+            continue
+        out.append(prove(forced, ref))
+        proven.add(path)
+        queue.extend(_flips(forced, ref))
+    return out
+
+
+def _flips(forced: Forced, ref: Reference) -> list[Forced]:
+    """Each op the run chose freely forced the other way (both ways when it went both), the free
+    choices before it kept."""
+    out = []
+    for op in ref.reached:
+        if op not in forced:
+            first = ref.taken[op]
+            if op in ref.mixed:
+                out.append({**forced, op: first})
+            out.append({**forced, op: not first})
+            forced = {**forced, op: first}
+    return out
+
+
+__all__ = ["Forced", "Reference", "explore"]
