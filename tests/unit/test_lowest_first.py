@@ -105,3 +105,16 @@ def test_it_places_as_the_definition_does(rows):
     placed = np.asarray(first_fit(p, fixed + free), np.int64)
     offsets, _ = lowest_first(p, fixed, placed, free)
     assert offsets.tolist() == _reference(p, fixed, placed, free)
+
+
+@settings(max_examples=150, deadline=None)
+@given(rows, st.integers(0, 29))
+def test_around_a_stack_it_places_as_the_definition_does(rows, pivot):
+    # the fixed buffers all live at one step, stacked: disjoint, so their tops rise with their
+    # offsets (the fit's shortcut)
+    p = Problem.of(Buffer(f"b{i}", size, s, s + length, align) for i, (size, s, length, align, _) in enumerate(rows))
+    fixed = [i for i, b in enumerate(p.buffers) if b.start <= pivot < b.end]
+    free = [i for i in range(len(p)) if i not in fixed]
+    placed = np.asarray(first_fit(p, fixed + free), np.int64)  # the stack first: one on another
+    offsets, _ = lowest_first(p, fixed, placed, free)
+    assert offsets.tolist() == _reference(p, fixed, placed, free)
