@@ -60,14 +60,21 @@ rows = st.lists(st.tuples(st.integers(0, 40), st.integers(0, 20), st.integers(1,
                           st.booleans()), min_size=1, max_size=30)
 
 
+def _around(rows, is_fixed):
+    """The problem of ``rows``, its fixed buffers (``is_fixed(index, buffer)``) and the others,
+    first fit's offsets with the fixed ones placed first (so valid among themselves), and
+    lowest-first's around them."""
+    p = Problem.of(Buffer(f"b{i}", size, s, s + length, align) for i, (size, s, length, align, _) in enumerate(rows))
+    fixed = [i for i, b in enumerate(p.buffers) if is_fixed(i, b)]
+    free = [i for i in range(len(p)) if i not in fixed]
+    placed = np.asarray(first_fit(p, fixed + free), np.int64)
+    return p, fixed, free, placed, lowest_first(p, fixed, placed, free)[0]
+
+
 @settings(max_examples=100, deadline=None)
 @given(rows)
 def test_fixed_buffers_stay_and_the_plan_is_valid(rows):
-    p = Problem.of(Buffer(f"b{i}", size, s, s + length, align) for i, (size, s, length, align, _) in enumerate(rows))
-    fixed = [i for i, r in enumerate(rows) if r[4]]
-    free = [i for i, r in enumerate(rows) if not r[4]]
-    placed = np.asarray(first_fit(p, fixed + free), np.int64)  # the fixed ones first: valid among themselves
-    offsets, _ = lowest_first(p, fixed, placed, free)
+    p, fixed, free, placed, offsets = _around(rows, lambda i, b: rows[i][4])
     assert offsets[fixed].tolist() == placed[fixed].tolist()
     assert all(offsets[i] % p.buffers[i].alignment == 0 for i in free)
     assert not find_conflicts(p, offsets.tolist())
@@ -99,11 +106,7 @@ def _reference(p: Problem, fixed: list[int], offsets: np.ndarray, ties: list[int
 @settings(max_examples=150, deadline=None)
 @given(rows)
 def test_it_places_as_the_definition_does(rows):
-    p = Problem.of(Buffer(f"b{i}", size, s, s + length, align) for i, (size, s, length, align, _) in enumerate(rows))
-    fixed = [i for i, r in enumerate(rows) if r[4]]
-    free = [i for i, r in enumerate(rows) if not r[4]]
-    placed = np.asarray(first_fit(p, fixed + free), np.int64)
-    offsets, _ = lowest_first(p, fixed, placed, free)
+    p, fixed, free, placed, offsets = _around(rows, lambda i, b: rows[i][4])
     assert offsets.tolist() == _reference(p, fixed, placed, free)
 
 
@@ -112,9 +115,5 @@ def test_it_places_as_the_definition_does(rows):
 def test_around_a_stack_it_places_as_the_definition_does(rows, pivot):
     # the fixed buffers all live at one step, stacked: disjoint, so their tops rise with their
     # offsets (the fit's shortcut)
-    p = Problem.of(Buffer(f"b{i}", size, s, s + length, align) for i, (size, s, length, align, _) in enumerate(rows))
-    fixed = [i for i, b in enumerate(p.buffers) if b.start <= pivot < b.end]
-    free = [i for i in range(len(p)) if i not in fixed]
-    placed = np.asarray(first_fit(p, fixed + free), np.int64)  # the stack first: one on another
-    offsets, _ = lowest_first(p, fixed, placed, free)
+    p, fixed, free, placed, offsets = _around(rows, lambda i, b: b.start <= pivot < b.end)
     assert offsets.tolist() == _reference(p, fixed, placed, free)
