@@ -101,6 +101,13 @@ LOWEST_WORK = 2_700_000_000
 """Work the lowest-first fills may spend together, in :func:`lowest_first`'s units (about three
 seconds)."""
 
+LOWEST_GAP = 0.01
+"""How far above the live bytes' peak (a share of it) a plan may be for the lowest-first fills to
+run. Why: they fill the holes a fixed order leaves near the stack, a few tenths of a percent on
+long-lived training traces; a plan whole percents above the peak is above it for another reason
+(a peak the sides cannot reach, as on traces whose bound is loose), and they would spend their
+work for nothing."""
+
 PIVOTS = 5
 """How many steps are tried as the one stacked (:func:`pivot_steps`): the peak, then the next
 highest local maxima of the live bytes. Why: when several steps come near the bound, the
@@ -261,14 +268,15 @@ class _Peak:
 def peak_stack_offsets(problem: Problem, runs: list[tuple[int, str, str]]) -> list[int]:
     """The lowest plan over ``runs`` ((pivot step, stack, fill) triples), each side of a pivot
     taken from its lowest fill for that pivot and stack. The lowest-first fills run last, and
-    only while the plan is above the live bytes' peak and :data:`LOWEST_WORK` lasts: one that
-    gives up on its work ends them, and so does one that brings the plan to the peak."""
+    only while the plan is above the live bytes' peak, by at most :data:`LOWEST_GAP`, and
+    :data:`LOWEST_WORK` lasts: one that gives up on its work ends them, and so does one that
+    brings the plan to the peak."""
     plans = _Plans(problem, runs)
     lowest = [r for r in runs if r[2].startswith("lowest-")]
     for run in (r for r in runs if not r[2].startswith("lowest-")):
         plans.fill(*run)
     bound = int(live_profile(problem)[1].max(initial=0))
-    if lowest and (not plans.fills or plans.best()[0] > bound):
+    if lowest and (not plans.fills or bound < plans.best()[0] <= bound + bound * LOWEST_GAP):
         left = LOWEST_WORK
         for t, order, fill in lowest:
             spent = plans.fill_lowest(t, order, fill.removeprefix("lowest-"), left, bound)

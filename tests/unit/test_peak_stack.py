@@ -3,6 +3,7 @@ is valid, the pivots are the live bytes' highest local maxima, and ``best`` runs
 problems only."""
 
 import numpy as np
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from memopt.planning.bounds import lower_bound
@@ -179,7 +180,16 @@ def _count_lowest_fills(monkeypatch) -> list[int]:
     return calls
 
 
-def test_lowest_first_fills_run_only_above_the_bound(monkeypatch):
+@pytest.fixture
+def any_gap(monkeypatch):
+    """The lowest-first fills run however far above the bound the plan is (these problems are
+    small: a byte is percents)."""
+    import memopt.planning.peak_stack as peak_stack
+
+    monkeypatch.setattr(peak_stack, "LOWEST_GAP", float("inf"))
+
+
+def test_lowest_first_fills_run_only_above_the_bound(monkeypatch, any_gap):
     calls = _count_lowest_fills(monkeypatch)
     at_bound = _problem(HOLE_AT_PEAK)
     PeakStack().plan(at_bound)
@@ -193,7 +203,7 @@ def test_lowest_first_fills_run_only_above_the_bound(monkeypatch):
     assert len(calls) == len(lowest)
 
 
-def test_lowest_first_fills_stop_when_their_work_is_spent(monkeypatch):
+def test_lowest_first_fills_stop_when_their_work_is_spent(monkeypatch, any_gap):
     import memopt.planning.peak_stack as peak_stack
 
     calls = _count_lowest_fills(monkeypatch)
@@ -218,7 +228,7 @@ def test_lowest_first_fills_are_valid_and_keep_the_stack(rows, run):
         assert max(offsets[i] + p.buffers[i].size for i in live) == sum(p.buffers[i].size for i in live)
 
 
-def test_a_lowest_first_fill_places_only_the_side_not_yet_within_the_bound(monkeypatch):
+def test_a_lowest_first_fill_places_only_the_side_not_yet_within_the_bound(monkeypatch, any_gap):
     import memopt.planning.peak_stack as peak_stack
 
     p = _problem(SECOND_PIVOT_CRITICAL)
@@ -240,3 +250,17 @@ def test_a_lowest_first_fill_places_only_the_side_not_yet_within_the_bound(monke
     assert not find_conflicts(p, offsets)
 
 
+def test_lowest_first_fills_do_not_run_far_above_the_bound(monkeypatch):
+    import memopt.planning.peak_stack as peak_stack
+
+    calls = _count_lowest_fills(monkeypatch)
+    p = _problem(SECOND_PIVOT_CRITICAL)
+    t = pivot_steps(p)[0]
+    runs = [(t, *r) for r in RUNS[:5]] + _lowest([t])
+    gap = _height(p, peak_stack_offsets(p, runs[:5])) / lower_bound(p) - 1  # 1 byte over 16
+    monkeypatch.setattr(peak_stack, "LOWEST_GAP", gap * 0.99)
+    peak_stack_offsets(p, runs)
+    assert calls == []
+    monkeypatch.setattr(peak_stack, "LOWEST_GAP", gap)
+    peak_stack_offsets(p, runs)
+    assert calls
