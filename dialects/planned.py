@@ -10,7 +10,7 @@ from xdsl.dialects import func
 from xdsl.ir import Operation
 
 from memopt.dialects.errors import MemoptError
-from memopt.dialects.upstream_attrs import is_upstream
+from memopt.dialects.ir_flavour import is_upstream
 from memopt.dialects.walk import walk
 
 

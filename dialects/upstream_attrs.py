@@ -1,26 +1,24 @@
-"""What marks a function as upstream MLIR, and the upstream plan's attributes decoded: the
-function-level ones memopt writes on one read back (:func:`recorded_int`, :func:`recorded_str`,
-:func:`arena_argument`), the staging marks, and the arenas they mark (:func:`plan_arenas`: the
-plan reader's and the executor's one finder); the plan's buffers, read off the arena's views, are
-:mod:`memopt.passes.upstream_plan_io`'s. The attributes are written by
-:mod:`memopt.passes.upstream_plan` only.
+"""The upstream plan's attributes decoded: the function-level ones memopt writes on one read
+back (:func:`recorded_int`, :func:`recorded_str`, :func:`arena_argument`), the staging marks,
+and the arenas they mark (:func:`plan_arenas`: the plan reader's and the executor's one finder);
+the plan's buffers, read off the arena's views, are :mod:`memopt.passes.upstream_plan_io`'s. The
+attributes are written by :mod:`memopt.passes.upstream_plan` only.
 
-Kept apart from the upstream tracer and mutator (``upstream_lifetime``, ``upstream_plan``) so
-that ``plan-memory`` on a memopt-dialect program does not import the upstream dialects it never
-touches (about 0.1 s of a ``memopt-opt`` run).
+Passes read a plan through that reader; this decoder sits below it for the two that cannot: the
+executor, which runs the plan as written and imports no pass, and the call graph
+(:mod:`memopt.passes.upstream_calls`), which the tracer under the reader asks for a callee's
+arena. The ``plan-encoding`` import contract lists who may import it.
 """
 
 from __future__ import annotations
 
 from xdsl.dialects import func, memref
-from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, StringAttr
+from xdsl.dialects.builtin import IntegerAttr, StringAttr
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from memopt.dialects.walk import walk
 
 from memopt.dialects.plan_attr_names import ARENA_ALIGNMENT_ATTR, ARENA_ARG_ATTR, ARENA_ATTR, ARENA_SIZE_ATTR, STAGING_ATTR
-
-ARENA_MODES = ("alloc", "arg")
 
 
 def recorded_int(f: func.FuncOp, name: str) -> int | None:
@@ -89,34 +87,5 @@ def plan_arenas(f: func.FuncOp) -> list[SSAValue]:
     return found
 
 
-def is_upstream(f: func.FuncOp) -> bool:
-    """True when ``f`` is a bufferized upstream function: memref arguments or ops, and no
-    memopt dialect op."""
-    has_memref = any(isinstance(t, MemRefType) for t in f.function_type.inputs.data)
-    for op in walk(f.body):
-        if op.name.startswith("memopt."):
-            return False
-        has_memref = has_memref or op.name.startswith("memref.")
-    return has_memref
-
-
-def is_memref_function(f: func.FuncOp) -> bool:
-    """A function the memref executor runs (``memopt-run``'s upstream flavour): it takes memrefs,
-    or holds memref, linalg or affine ops."""
-    if any(isinstance(a.type, MemRefType) for b in f.body.blocks for a in b.args):
-        return True
-    return any(op.name.split(".")[0] in ("memref", "linalg", "affine") for op in walk(f.body))
-
-
-def is_upstream_module(module: ModuleOp) -> bool:
-    """True when the module is upstream IR: no memopt dialect op, and a function that
-    :func:`is_upstream` (memref arguments or memref ops) or a memref op at module level."""
-    if any(op.name.startswith("memopt.") for op in walk(module)):
-        return False
-    return any(op.name.startswith("memref.") or isinstance(op, func.FuncOp) and is_upstream(op)
-               for op in module.body.block.ops)
-
-
-__all__ = ["ARENA_MODES", "arena_arg_index", "arena_argument", "is_arena_argument", "is_marked_arena",
-           "is_memref_function", "is_planned", "is_staging", "is_upstream", "is_upstream_module", "plan_arenas",
-           "recorded_arena_size", "recorded_int", "recorded_str"]
+__all__ = ["arena_arg_index", "arena_argument", "is_arena_argument", "is_marked_arena", "is_planned", "is_staging",
+           "plan_arenas", "recorded_arena_size", "recorded_int", "recorded_str"]

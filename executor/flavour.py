@@ -19,7 +19,7 @@ import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
-from memopt.dialects.upstream_attrs import is_memref_function
+from memopt.dialects.ir_flavour import is_memref_function
 from memopt.dialects.walk import walk
 
 from .check import CheckReport, check_module, run_function

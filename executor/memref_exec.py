@@ -30,7 +30,6 @@ from xdsl.dialects.builtin import ModuleOp
 
 from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError
-from memopt.dialects.upstream_attrs import is_memref_function  # noqa: F401 - re-exported
 
 # The op modules register how their ops compile (memref_program.COMPILERS) when imported: every
 # Program is built here, so importing them here, once, is what makes the table complete.
@@ -107,4 +106,4 @@ def run_memref_function(module: ModuleOp, f: func.FuncOp, seed: int = 0, *, plan
     return results, params
 
 
-__all__ = ["MemrefCheck", "check_memref_function", "is_memref_function", "run_memref_function"]
+__all__ = ["MemrefCheck", "check_memref_function", "run_memref_function"]

@@ -74,7 +74,7 @@ from xdsl.dialects import builtin, func
 from xdsl.passes import ModulePass
 
 from memopt.diagnostics import MemoptError
-from memopt.dialects.upstream_attrs import is_upstream_module
+from memopt.dialects.ir_flavour import is_upstream_module
 from memopt.passes import dma_memopt, upstream_dma
 from memopt.passes.dma_layout import dma_buffers, place_dma_buffers, planned_arenas, record_capacity, staging_need
 from memopt.passes.dma_ring import RING, RingChoice, ring_schedule

@@ -68,8 +68,7 @@ from xdsl.dialects import builtin
 from xdsl.passes import ModulePass
 
 from memopt.diagnostics import MemoptError, where
-from memopt.dialects.upstream_attrs import ARENA_MODES, arena_arg_index, is_upstream
-from memopt.dialects.upstream_attrs import is_planned as is_upstream_planned
+from memopt.dialects.ir_flavour import is_upstream
 from memopt.dialects.written_plan import recorded_capacity
 from memopt.passes.dma_layout import place_dma_buffers
 from memopt.passes.lifetime import CONTROL_FLOW_MODES, analyze_function, planned_functions
@@ -82,6 +81,9 @@ from memopt.planning.csvio import write_rows
 from memopt.planning.latency import LatencyError, Target, load_target
 from memopt.planning.strategies import strategy_options
 
+ARENA_MODES = ("alloc", "arg")
+"""The ``arena`` option's choices: where an upstream function's arena lives
+(:func:`~memopt.passes.upstream_plan.write_upstream_plan`'s ``arena_mode``)."""
 
 
 def check_options(
@@ -226,10 +228,12 @@ class PlanMemoryPass(ModulePass):
     def _plan_upstream(self, f, prefix: str, arena_mode: str) -> list[tuple]:
         """A bufferized upstream function: tracer → planner → mutator (one arena, views).
         A function planned before (``memopt.arena_size``) is left as it is: planning is idempotent."""
-        if is_upstream_planned(f):
-            return []
         from memopt.passes.upstream_lifetime import analyze_upstream, memory_spaces  # upstream only (module docstring)
         from memopt.passes.upstream_plan import write_space_plan, write_upstream_plan
+        from memopt.passes.upstream_plan_io import is_planned
+
+        if is_planned(f):
+            return []
 
         rows: list[tuple] = []
         # One arena per memory space (``memref<..., N>``), the default space's first.
@@ -261,6 +265,7 @@ class PlanMemoryPass(ModulePass):
         """Callees before callers; a callee's arena is an argument its callers pass a slice of
         their own arena for (:mod:`memopt.passes.upstream_calls`)."""
         from memopt.passes.upstream_calls import called, callees_first  # upstream only (module docstring)
+        from memopt.passes.upstream_plan_io import arena_arg_index
 
         inner = called(funcs)
         rows: list[tuple] = []

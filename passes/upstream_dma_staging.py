@@ -34,10 +34,10 @@ from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError, where
 from memopt.dialects.upstream_syntax import AllocOp
 from memopt.passes.dma_layout import TAG_BYTES, layout_after_arena
-from memopt.dialects.upstream_attrs import arena_arg_index, is_staging, recorded_arena_size
 from memopt.passes.upstream_dma_weights import UpstreamWeight
 from memopt.passes.upstream_lifetime import byte_size
 from memopt.passes.upstream_plan import arena_value, mark_staging, resize_arena, write_onchip_size
+from memopt.passes.upstream_plan_io import ARENA_SIZE_ATTR, arena_arg_index, is_staging, recorded_arena_size
 
 ARENA = None
 """The staging space meaning "the default space, with the arena"."""
@@ -110,11 +110,11 @@ def planned_base(f: func.FuncOp) -> tuple[SSAValue | None, int]:
     used, view = _views_end(arena, staging=False)
     if used > size:
         raise MemoptError(
-            f"insert-dma: '@{f.sym_name.data}' records memopt.arena_size = {size} but this view of its arena "
+            f"insert-dma: '@{f.sym_name.data}' records {ARENA_SIZE_ATTR} = {size} but this view of its arena "
             f"ends at byte {used}: the plan does not hold (plan the unplanned program again)", view)
     if size > total:
         raise MemoptError(
-            f"insert-dma: '@{f.sym_name.data}' records memopt.arena_size = {size}, more than its "
+            f"insert-dma: '@{f.sym_name.data}' records {ARENA_SIZE_ATTR} = {size}, more than its "
             f"{total}-byte arena: the plan does not hold (plan the unplanned program again)", f)
     return arena, max(size, _views_end(arena, staging=True)[0])
 

@@ -51,7 +51,6 @@ from memopt.dialects.walk import walk
 from memopt.dialects.opaque import OpaqueOp
 from memopt.dialects.ownership import DeallocOp
 from memopt.dialects.structured import StructuredOp
-from memopt.dialects.upstream_attrs import is_upstream  # noqa: F401 - re-exported
 from memopt.planning import Buffer, Problem
 from .lifetime_core import ACCESS, Flavour, Numbering, Origins, Reach, Tracer, Use, number_ops
 from .upstream_calls import call_scratch
@@ -490,4 +489,4 @@ class BufferNames:
 
 
 __all__ = ["BufferNames", "BufferTracer", "MEMREF", "MemrefFlavour", "Numbering", "number", "serial_numbering", "carried_as", "loop_inits", "scratch_name", "ALLOCS", "DEALLOCS", "VIEWS", "UpstreamLifetimes", "analyze_upstream", "byte_size", "element_bytes",
-           "is_identity_layout", "is_upstream", "memory_space", "memory_spaces", "plannable"]
+           "is_identity_layout", "memory_space", "memory_spaces", "plannable"]

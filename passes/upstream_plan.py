@@ -27,7 +27,7 @@ from memopt.dialects.plan_attr_names import (
     ARENA_ALIGNMENT_ATTR, ARENA_ARG_ATTR, ARENA_ATTR, ARENA_SIZE_ATTR, LOWER_BOUND_ATTR, ONCHIP_SIZE_ATTR,
     SPACE_SIZES_ATTR, STAGING_ATTR, STRATEGY_ATTR,
 )
-from memopt.dialects.upstream_attrs import ARENA_MODES, arena_arg_index, is_marked_arena, recorded_int
+from memopt.dialects.upstream_attrs import arena_arg_index, is_marked_arena, recorded_int
 from memopt.planning import Solution
 
 from .lifetime_core import aliases
@@ -278,5 +278,5 @@ def _erase_dead_views(op: Operation) -> None:
         Rewriter.erase_op(op)
 
 
-__all__ = ["ARENA_MODES", "arena_value", "mark_staging", "resize_arena", "write_onchip_size", "write_space_plan",
+__all__ = ["arena_value", "mark_staging", "resize_arena", "write_onchip_size", "write_space_plan",
            "write_upstream_plan"]

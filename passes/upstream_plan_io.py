@@ -9,7 +9,9 @@ an arena exactly as the planner traced the allocs it replaced (the same tracer,
 :mod:`memopt.passes.upstream_lifetime`, with views as the buffers), and reading the offsets off
 the views. What comes back is IR-free enough for the core validator, the report, the pools and
 the API: a :class:`~memopt.planning.function_plan.Plan`, each arena a :class:`~memopt.planning.Problem`,
-its offsets and its size.
+its offsets and its size. A pass that needs one recorded fact (whether a function is planned,
+its arena argument, a staging mark, the recorded arena size and that attribute's name for a
+message) asks it here too, not the attributes.
 """
 
 from __future__ import annotations
@@ -19,10 +21,10 @@ from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, MemRefType
 from xdsl.ir import Operation, OpResult, SSAValue
 
 from memopt.diagnostics import MemoptError
-from memopt.dialects.plan_attr_names import (
-    ARENA_SIZE_ATTR, LOWER_BOUND_ATTR, ONCHIP_SIZE_ATTR, SPACE_SIZES_ATTR, STAGING_ATTR, STRATEGY_ATTR,
+from memopt.dialects.plan_attr_names import ARENA_SIZE_ATTR, LOWER_BOUND_ATTR, ONCHIP_SIZE_ATTR, SPACE_SIZES_ATTR, STRATEGY_ATTR
+from memopt.dialects.upstream_attrs import (
+    arena_arg_index, is_planned, is_staging, plan_arenas, recorded_arena_size, recorded_int, recorded_str,
 )
-from memopt.dialects.upstream_attrs import is_planned, plan_arenas, recorded_int, recorded_str
 from memopt.dialects.walk import walk
 from memopt.planning import Buffer, Problem
 from memopt.planning.function_plan import Arena, Plan
@@ -88,7 +90,7 @@ def _read_arena(f: func.FuncOp, tracer: BufferTracer, arena: SSAValue, space: in
             buffers.append(Buffer(name if len(offs) == 1 else f"{name}#{k}", n, start, stop, 1, path))
             offsets.append(off)
             views.append(view)
-    staging = frozenset(i for i, v in enumerate(views) if STAGING_ATTR in v.attributes)
+    staging = frozenset(i for i, v in enumerate(views) if is_staging(v))
     return ArenaPlan("" if space == 0 else f"space{space}", space, size, _recorded_size(f, space), Problem.of(buffers),
                      tuple(offsets), tuple(views), staging)
 
@@ -96,7 +98,7 @@ def _read_arena(f: func.FuncOp, tracer: BufferTracer, arena: SSAValue, space: in
 def staging_allocs(f: func.FuncOp) -> list[memref.AllocOp]:
     """The staging buffers ``insert-dma`` made allocs of ``f`` (after planning, in a memory
     space of their own): on chip, but in no arena of the plan."""
-    return [op for op in walk(f.body) if isinstance(op, memref.AllocOp) and STAGING_ATTR in op.attributes]
+    return [op for op in walk(f.body) if isinstance(op, memref.AllocOp) and is_staging(op)]
 
 
 def view_offsets(view: memref.ViewOp) -> list[int]:
@@ -127,4 +129,5 @@ def _recorded_size(f: func.FuncOp, space: int) -> int | None:
     return entry.value.data if isinstance(entry, IntegerAttr) else None
 
 
-__all__ = ["ArenaPlan", "arenas", "is_planned", "read_upstream_plan", "staging_allocs", "view_offsets"]
+__all__ = ["ARENA_SIZE_ATTR", "ArenaPlan", "arena_arg_index", "arenas", "is_planned", "is_staging", "read_upstream_plan",
+           "recorded_arena_size", "staging_allocs", "view_offsets"]

@@ -20,7 +20,7 @@ from xdsl.dialects import func
 from xdsl.ir import Operation
 
 from memopt.diagnostics import MemoptError, where
-from memopt.dialects.upstream_attrs import is_upstream
+from memopt.dialects.ir_flavour import is_upstream
 
 
 def refuse_memref(f: func.FuncOp, pass_name: str, what: str) -> None:

@@ -31,7 +31,7 @@ from xdsl.dialects import builtin, func
 from xdsl.passes import ModulePass
 
 from memopt.diagnostics import MemoptError
-from memopt.dialects.upstream_attrs import is_upstream
+from memopt.dialects.ir_flavour import is_upstream
 from memopt.passes.dma_layout import check_dma_layout
 from memopt.passes.dma_safety import check_dma_safety
 from memopt.passes.lifetime import analyze_function, if_spans, planned_functions, value_location_op

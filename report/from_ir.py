@@ -27,7 +27,7 @@ from memopt.passes.dma_regions import cut_function, regions
 from memopt.passes.lifetime import FunctionLifetimes, planned_functions, value_location_op
 from memopt.passes.plan_io import MemoptPlan, read_function_plan, read_staging
 from memopt.passes.tile_record import TILED_ATTR
-from memopt.dialects.upstream_attrs import is_upstream
+from memopt.dialects.ir_flavour import is_upstream
 from memopt.planning.latency import Target, lower_bound_time, serial_time, simulate
 from memopt.planning import lower_bound
 

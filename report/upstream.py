@@ -26,7 +26,7 @@ from memopt.planning.latency import Target
 from memopt.planning.function_plan import Plan, Staging
 from memopt.passes.upstream_lifetime import byte_size, memory_space
 from memopt.passes.upstream_plan_detail import STAGING, branch_spans, buffer_kinds, describe
-from memopt.passes.upstream_plan_io import ArenaPlan, is_planned, read_upstream_plan, staging_allocs
+from memopt.passes.upstream_plan_io import ARENA_SIZE_ATTR, ArenaPlan, is_planned, read_upstream_plan, staging_allocs
 
 from .model import BranchSpan, FunctionView, TensorBox
 from .upstream_timeline import upstream_timelines
@@ -39,7 +39,7 @@ def upstream_function_views(f: func.FuncOp, target: Target) -> list[FunctionView
     first, its DMA timelines on the default space's (an unplanned function or an unsound plan:
     a located :class:`MemoptError`)."""
     if not is_planned(f):
-        raise MemoptError(f"function '@{f.sym_name.data}' is not planned: no 'memopt.arena_size' attribute "
+        raise MemoptError(f"function '@{f.sym_name.data}' is not planned: no '{ARENA_SIZE_ATTR}' attribute "
                           "(run memopt-opt --plan-memory first)", f)
     plan = read_upstream_plan(f)
     branches = tuple(BranchSpan(b.if_id, b.branch, b.start, b.end, b.path) for b in branch_spans(f))

@@ -91,7 +91,7 @@ def _trace(args, text: str, source: str, state: dict) -> Trace:
             raise ToolError(str(e)) from None
     from memopt.diagnostics import MemoptError  # the program half (see module docstring)
     from memopt.executor.interpreter import find_function
-    from memopt.dialects.upstream_attrs import is_upstream
+    from memopt.dialects.ir_flavour import is_upstream
     from memopt.tools.source import located, parse_source
 
     module = parse_source(text, source)[1]

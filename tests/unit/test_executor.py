@@ -412,7 +412,8 @@ def _prove_upstream(pristine) -> None:
     function proven by the memref executor (verify-plan reads the memopt dialect only)."""
     from xdsl.dialects import func
 
-    from memopt.executor.memref_exec import check_memref_function, is_memref_function
+    from memopt.dialects.ir_flavour import is_memref_function
+    from memopt.executor.memref_exec import check_memref_function
     from memopt.passes.registry import get_all_passes
 
     for pipeline in (["plan-memory"], ["insert-dma", "plan-memory"], ["plan-memory", "insert-dma"]):
@@ -465,7 +466,7 @@ def test_every_example_plans_verifies_and_executes_identically(path):
         pytest.skip(f"not a plain memopt module: {type(e).__name__}")
     if not planned_functions(pristine):
         pytest.skip("no function with a body")
-    from memopt.dialects.upstream_attrs import is_upstream_module
+    from memopt.dialects.ir_flavour import is_upstream_module
 
     if is_upstream_module(pristine):
         _prove_upstream(pristine)

@@ -112,23 +112,44 @@ def _verdicts(stdout: str) -> list[str]:
     return [line for line in lines if line.endswith((" KEPT", " BROKEN"))]
 
 
-def test_decoding_a_plan_outside_its_readers_breaks_the_contract(tmp_path):
-    """The executor naming a plan attribute itself (as it once did with its own alias of
-    ``memopt.onchip_offset``): only the plan's writers and readers may import the names or the
-    decoder; the other contracts stay kept."""
+def _with_function(tmp_path: Path, package: str, module: str, code: str) -> subprocess.CompletedProcess:
+    """``lint-imports`` on a scratch tree where ``memopt.<package>.<module>`` ends with ``code``
+    (the package copied, the rest linked)."""
     top = _layout(tmp_path)
-    executor = top / "executor"
-    executor.unlink()
-    shutil.copytree(ROOT / "executor", executor, ignore=shutil.ignore_patterns("__pycache__"))
-    with open(executor / "memory.py", "a") as f:
-        f.write("\n\ndef _decode(op):\n    from memopt.dialects.plan_attr_names import ONCHIP_OFFSET_ATTR\n\n"
-                "    return op.attributes.get(ONCHIP_OFFSET_ATTR)\n")
-    run = _lint_imports(tmp_path)
+    copy = top / package
+    copy.unlink()
+    shutil.copytree(ROOT / package, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    with open(copy / f"{module}.py", "a") as f:
+        f.write(code)
+    return _lint_imports(tmp_path)
+
+
+def _only_plan_encoding_broken(run: subprocess.CompletedProcess, chain: str) -> None:
+    """The plan-encoding contract broken at ``chain``, the other contracts kept."""
     assert run.returncode != 0
     verdicts = _verdicts(run.stdout)
     assert len(verdicts) == 4 and all(v.endswith(" KEPT") for v in verdicts[:3]), run.stdout
     assert "plan attributes" in verdicts[3] and verdicts[3].endswith(" BROKEN"), run.stdout
-    assert "memopt.executor.memory -> memopt.dialects.plan_attr_names" in run.stdout
+    assert chain in run.stdout
+
+
+def test_decoding_a_plan_outside_its_readers_breaks_the_contract(tmp_path):
+    """The executor naming a plan attribute itself (as it once did with its own alias of
+    ``memopt.onchip_offset``): only the plan's writers and readers may import the names or the
+    decoder; the other contracts stay kept."""
+    run = _with_function(tmp_path, "executor", "memory",
+                         "\n\ndef _decode(op):\n    from memopt.dialects.plan_attr_names import ONCHIP_OFFSET_ATTR\n\n"
+                         "    return op.attributes.get(ONCHIP_OFFSET_ATTR)\n")
+    _only_plan_encoding_broken(run, "memopt.executor.memory -> memopt.dialects.plan_attr_names")
+
+
+def test_a_pass_decoding_an_upstream_plan_itself_breaks_the_contract(tmp_path):
+    """A pass asking the upstream decoder whether a function is planned, not the upstream plan's
+    reader (``passes.upstream_plan_io``): the decoder is its writer's and readers' only."""
+    run = _with_function(tmp_path, "passes", "upstream_replay",
+                         "\n\ndef _planned(f):\n    from memopt.dialects.upstream_attrs import is_planned\n\n"
+                         "    return is_planned(f)\n")
+    _only_plan_encoding_broken(run, "memopt.passes.upstream_replay -> memopt.dialects.upstream_attrs")
 
 
 def test_a_module_importing_its_own_package_is_a_cycle(tmp_path):
