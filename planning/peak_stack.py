@@ -86,16 +86,18 @@ the first ones that fit the work on larger problems; the first run always."""
 
 LOWEST_RUNS = (("critical", "outward"), ("critical", "inward"))
 """Lowest-first fills (:mod:`memopt.planning.lowest_first`, ``lowest-<sweep>`` fills, ties
-broken by :meth:`_Peak.sweep`) of every pivot, pivot by pivot, then the peak's
-:data:`PEAK_LOWEST_RUNS`: run after every other run, in this order, while the plan is above the
-bound and :data:`LOWEST_WORK` lasts. Why: where a side is as tight as the pivot, first fit in
+broken by :meth:`_Peak.sweep`) of every pivot: the peak's, then the peak's
+:data:`PEAK_LOWEST_RUNS`, then the other pivots' one by one; run after every other run, in this
+order, while the plan is above the bound and :data:`LOWEST_WORK` lasts. Why: where a side is as tight as the pivot, first fit in
 any order fixed beforehand leaves holes near the stack that the side's later buffers needed;
 placing the buffer that can go lowest next fills each hole as the placement reaches it. Why
 every pivot: on traces with several steps near the bound, the pivot whose sides the
 lowest-first fill packs is often not the peak."""
 
 PEAK_LOWEST_RUNS = (("start", "inward"), ("end", "outward"))
-"""The lowest-first fills of the peak's start and end stacks, after :data:`LOWEST_RUNS`."""
+"""The lowest-first fills of the peak's start and end stacks, after the peak's
+:data:`LOWEST_RUNS` and before the other pivots'. Why that early: the peak is the step at the
+bound, and where the other pivots' fills win, they win by less."""
 
 LOWEST_WORK = 2_700_000_000
 """Work the lowest-first fills may spend together, in :func:`lowest_first`'s units (about three
@@ -177,9 +179,9 @@ def _ranks(values: np.ndarray) -> np.ndarray:
 def runs(problem: Problem) -> list[tuple[int, str, str]]:
     """(pivot step, stack, fill) triples to run: the peak's first five of :data:`RUNS`, the
     :data:`PIVOT_RUNS` of each other pivot, the peak's rest — the first always, each later one
-    when the rest of :data:`WORK` pays for it — then the :data:`LOWEST_RUNS` of every pivot and
-    the peak's :data:`PEAK_LOWEST_RUNS`, which :func:`peak_stack_offsets` runs while their own
-    work lasts."""
+    when the rest of :data:`WORK` pays for it — then the peak's :data:`LOWEST_RUNS` and
+    :data:`PEAK_LOWEST_RUNS` and the other pivots' :data:`LOWEST_RUNS`, which
+    :func:`peak_stack_offsets` runs while their own work lasts."""
     n = len(problem)
     cost = {"first-fit": max(first_fit_work(problem), FIRST_FIT_FLOOR * n), "skyline": SKYLINE_WORK * n}
     peak, *others = pivot_steps(problem)
@@ -193,7 +195,7 @@ def runs(problem: Problem) -> list[tuple[int, str, str]]:
         if k == 0 or price <= left:
             left -= price
             out.append((t, stack, fill))
-    lowest = [(t, *r) for t in (peak, *others) for r in LOWEST_RUNS] + [(peak, *r) for r in PEAK_LOWEST_RUNS]
+    lowest = [(peak, *r) for r in LOWEST_RUNS + PEAK_LOWEST_RUNS] + [(t, *r) for t in others for r in LOWEST_RUNS]
     return out + [(t, stack, f"lowest-{sweep}") for t, stack, sweep in lowest]
 
 

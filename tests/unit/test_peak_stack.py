@@ -33,8 +33,8 @@ def _height(p: Problem, offsets) -> int:
 
 def _lowest(pivots: list[int]) -> list[tuple[int, str, str]]:
     """The lowest-first runs :func:`runs` schedules for ``pivots`` (the peak first)."""
-    every = [(t, stack, sweep) for t in pivots for stack, sweep in LOWEST_RUNS]
-    every += [(pivots[0], stack, sweep) for stack, sweep in PEAK_LOWEST_RUNS]
+    every = [(pivots[0], stack, sweep) for stack, sweep in LOWEST_RUNS + PEAK_LOWEST_RUNS]
+    every += [(t, stack, sweep) for t in pivots[1:] for stack, sweep in LOWEST_RUNS]
     return [(t, stack, f"lowest-{sweep}") for t, stack, sweep in every]
 
 
