@@ -32,7 +32,7 @@ from . import kernels
 from .core import Compiler, Semantics, Step, failing
 from .data import tensor_info
 from .liveness import Releases, releases
-from .memory import value_name
+from .memory import address, value_name
 
 TERMINATORS = frozenset({"memopt.yield", "func.return"})
 
@@ -212,7 +212,7 @@ def _span(a: np.ndarray) -> tuple[int, int] | None:
     """The address range of a contiguous array's bytes (None: not contiguous)."""
     if not a.flags.c_contiguous:
         return None
-    start = a.__array_interface__["data"][0]
+    start = address(a)
     return start, start + a.nbytes
 
 

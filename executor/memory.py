@@ -190,6 +190,11 @@ class Planned:
         t.landed = True
 
 
+def address(a: np.ndarray) -> int:
+    """Where ``a``'s first byte is in memory."""
+    return a.__array_interface__["data"][0]
+
+
 class ValueNames:
     """Printable names of a function's values (see :func:`value_name`)."""
 
@@ -220,6 +225,6 @@ def value_name(value: SSAValue, index: int = 0) -> str:
 
 
 __all__ = [
-    "DMA_LANDINGS", "Planned", "Transfer", "Unplanned", "ValueNames", "is_planned",
+    "DMA_LANDINGS", "Planned", "Transfer", "Unplanned", "ValueNames", "address", "is_planned",
     "value_name", "written_ops",
 ]

@@ -18,13 +18,8 @@ from xdsl.ir import Operation
 
 from memopt.dialects.memopt import DmaStartOp, DmaWaitOp
 
-from .memory import Planned, Transfer, ValueNames
+from .memory import Planned, Transfer, ValueNames, address
 from .ownership import Ownership, blank_shadow
-
-
-def address(a: np.ndarray) -> int:
-    """Where ``a``'s first byte is in memory."""
-    return a.__array_interface__["data"][0]
 
 
 @dataclass
@@ -104,4 +99,4 @@ def _inside(a: np.ndarray, arena: np.ndarray) -> bool:
     return address(arena) <= address(a) < address(arena) + max(arena.nbytes, 1)
 
 
-__all__ = ["OwnedPlanned", "address"]
+__all__ = ["OwnedPlanned"]

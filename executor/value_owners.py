@@ -26,8 +26,8 @@ from memopt.dialects.errors import value_location_op
 from memopt.dialects.memopt import DmaWaitOp, GetGlobalOp, IfOp, LoopOp, ViewOp, YieldOp
 
 from .data import tensor_info
-from .memory import ValueNames
-from .owned_memory import OwnedPlanned, address
+from .memory import ValueNames, address
+from .owned_memory import OwnedPlanned
 
 
 Place = tuple[np.ndarray, tuple[int, int]]
