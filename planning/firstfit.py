@@ -235,25 +235,29 @@ def _unplaced(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _lowest_fit(lo: np.ndarray, hi: np.ndarray, size: int, a: int) -> int:
-    """The lowest ``a``-aligned offset where ``size`` bytes miss every interval ``[lo, hi)``:
-    with the intervals sorted by ``lo``, the position tried before interval ``k`` is the running
-    maximum of the earlier tops (aligned up); the answer is the first one that ends by ``lo[k]``,
-    else past the highest top."""
+    """The lowest ``a``-aligned offset where ``size`` bytes miss every interval ``[lo, hi)``
+    (:func:`fit_sorted` once they are sorted by ``lo``)."""
     if len(lo) == 0:
         return 0
     by_lo = lo.argsort(kind="stable")
     lo = lo[by_lo]
-    reach = hi[by_lo]
-    np.maximum.accumulate(reach, out=reach)
-    if a > 1:
-        reach = -(-reach // a) * a
     if size <= lo[0]:
         return 0
+    return fit_sorted(lo, hi[by_lo], size, a)
+
+
+def fit_sorted(lo: np.ndarray, hi: np.ndarray, size: int, a: int, rising: bool = False) -> int:
+    """The lowest ``a``-aligned offset above the first interval where ``size`` bytes miss every
+    ``[lo, hi)``, the intervals sorted by ``lo``: the position tried before interval ``k`` is
+    the running maximum of the earlier tops (aligned up); the answer is the first that ends by
+    ``lo[k]``, else past the highest top. ``rising``: the tops do not fall, so they are their
+    own running maximum."""
+    reach = hi if rising else np.maximum.accumulate(hi)
+    if a > 1:
+        reach = -(-reach // a) * a
     fits = reach[:-1] + size <= lo[1:]
     k = int(fits.argmax()) if len(fits) else 0
-    if len(fits) and fits[k]:
-        return int(reach[k])
-    return int(reach[-1])
+    return int(reach[k]) if len(fits) and fits[k] else int(reach[-1])
 
 
 SMALL = 160

@@ -30,13 +30,14 @@ from typing import Sequence
 
 import numpy as np
 
+from .firstfit import fit_sorted
 from .problem import Problem
 
 
 EVAL_WORK = 10_000
 """What looking for a buffer's gap among the fixed buffers costs beyond the fixed buffers it
-looks at, in the work units of :func:`lowest_first` (one per fixed buffer looked at; about a
-nanosecond and a half of CPU each): numpy's per-call overhead."""
+looks at, in the work units of :func:`lowest_first` (one per fixed buffer looked at; together
+a unit is somewhat under a nanosecond of CPU): numpy's per-call overhead."""
 
 
 STEP_WORK = 1_300
@@ -135,21 +136,7 @@ class _Fixed:
             live = (self.end[k:] > s) & (self.start[k:] < e)
         lo = np.concatenate(((0,), self.lo[k:][live]))
         hi = np.concatenate(((floor,), self.hi[k:][live]))
-        return _fit_sorted(lo, hi, size, align, self.disjoint), len(self.lo) - k
-
-
-def _fit_sorted(lo: np.ndarray, hi: np.ndarray, size: int, align: int, rising: bool = False) -> int:
-    """The lowest ``align``-aligned offset where ``size`` bytes miss every ``[lo, hi)``, the
-    intervals sorted by ``lo`` and the first ``[0, floor)``: the position tried before interval
-    ``k`` is the running maximum of the earlier tops (aligned up); the answer is the first that
-    ends by ``lo[k]``, else past the highest top. ``rising``: the tops do not fall, so they are
-    their own running maximum."""
-    reach = hi if rising else np.maximum.accumulate(hi)
-    if align > 1:
-        reach = -(-reach // align) * align
-    fits = reach[:-1] + size <= lo[1:]
-    k = int(fits.argmax()) if len(fits) else 0
-    return int(reach[k]) if len(fits) and fits[k] else int(reach[-1])
+        return fit_sorted(lo, hi, size, align, self.disjoint), len(self.lo) - k
 
 
 __all__ = ["lowest_first"]

@@ -88,11 +88,11 @@ LOWEST_RUNS = (("critical", "outward"), ("critical", "inward"))
 """Lowest-first fills (:mod:`memopt.planning.lowest_first`, ``lowest-<sweep>`` fills, ties
 broken by :meth:`_Peak.sweep`) of every pivot: the peak's, then the peak's
 :data:`PEAK_LOWEST_RUNS`, then the other pivots' one by one; run after every other run, in this
-order, while the plan is above the bound and :data:`LOWEST_WORK` lasts. Why: where a side is as tight as the pivot, first fit in
-any order fixed beforehand leaves holes near the stack that the side's later buffers needed;
-placing the buffer that can go lowest next fills each hole as the placement reaches it. Why
-every pivot: on traces with several steps near the bound, the pivot whose sides the
-lowest-first fill packs is often not the peak."""
+order, while the plan is above the bound and :data:`LOWEST_WORK` lasts. Why: where a side is as
+tight as the pivot, first fit in any order fixed beforehand leaves holes near the stack that the
+side's later buffers needed; placing the buffer that can go lowest next fills each hole as the
+placement reaches it. Why every pivot: on traces with several steps near the bound, the pivot
+whose sides the lowest-first fill packs is often not the peak."""
 
 PEAK_LOWEST_RUNS = (("start", "inward"), ("end", "outward"))
 """The lowest-first fills of the peak's start and end stacks, after the peak's
@@ -100,8 +100,8 @@ PEAK_LOWEST_RUNS = (("start", "inward"), ("end", "outward"))
 bound, and where the other pivots' fills win, they win by less."""
 
 LOWEST_WORK = 2_700_000_000
-"""Work the lowest-first fills may spend together, in :func:`lowest_first`'s units (about three
-seconds)."""
+"""Work the lowest-first fills may spend together, in :func:`lowest_first`'s units (about two
+seconds of CPU)."""
 
 LOWEST_GAP = 0.01
 """How far above the live bytes' peak (a share of it) a plan may be for the lowest-first fills to
