@@ -4,10 +4,9 @@ and the arenas they mark (:func:`plan_arenas`: the plan reader's and the executo
 the plan's buffers, read off the arena's views, are :mod:`memopt.passes.upstream_plan_io`'s. The
 attributes are written by :mod:`memopt.passes.upstream_plan` only.
 
-Passes read a plan through that reader; this decoder sits below it for the two that cannot: the
-executor, which runs the plan as written and imports no pass, and the call graph
-(:mod:`memopt.passes.upstream_calls`), which the tracer under the reader asks for a callee's
-arena. The ``plan-encoding`` import contract lists who may import it.
+Passes read a plan through that reader (a callee's arena argument too, which the reader hands
+the tracer under it); this decoder sits below it for the executor only, which runs the plan as
+written and imports no pass. The ``plan-encoding`` import contract lists who may import it.
 """
 
 from __future__ import annotations

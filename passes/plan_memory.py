@@ -230,7 +230,7 @@ class PlanMemoryPass(ModulePass):
         A function planned before (``memopt.arena_size``) is left as it is: planning is idempotent."""
         from memopt.passes.upstream_lifetime import analyze_upstream, memory_spaces  # upstream only (module docstring)
         from memopt.passes.upstream_plan import write_space_plan, write_upstream_plan
-        from memopt.passes.upstream_plan_io import is_planned
+        from memopt.passes.upstream_plan_io import call_scratch, is_planned
 
         if is_planned(f):
             return []
@@ -238,7 +238,7 @@ class PlanMemoryPass(ModulePass):
         rows: list[tuple] = []
         # One arena per memory space (``memref<..., N>``), the default space's first.
         for space in memory_spaces(f):
-            lt = analyze_upstream(f, space, self.alignment)
+            lt = analyze_upstream(f, call_scratch, space, self.alignment)
             for alloc, why in lt.remarks:
                 sys.stderr.write(f"plan-memory: remark: {where(alloc)}'{alloc.name}' in '@{f.sym_name.data}' {why}\n")
             problem = lt.problem

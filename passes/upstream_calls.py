@@ -4,8 +4,13 @@ A function that calls another with buffers of its own cannot give both arenas of
 upstream MLIR's planner and TVM's USMP do, memory is planned over the call graph instead:
 callees first, each callee's arena becomes a trailing ``memref<Nxi8>`` argument
 (``memopt.arena_arg``, as ``plan-memory{arena=arg}`` makes it), and at every call site the
-caller passes a view of its own arena, placed like any buffer live for the duration of the call
-(:func:`call_scratch` gives the tracer that buffer). Recursion has no finite plan: a located error.
+caller passes a view of its own arena, placed like any buffer live for the duration of the call.
+Recursion has no finite plan: a located error.
+
+This module is the call graph only: which function a call reaches (:func:`callee_function`).
+How large a planned callee's arena is, is its plan's to say: the plan's reader
+(:func:`memopt.passes.upstream_plan_io.call_scratch`) answers it, and whoever traces a function
+hands that answer to the tracer.
 """
 
 from __future__ import annotations
@@ -16,7 +21,6 @@ from xdsl.ir import Operation
 
 from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError
-from memopt.dialects.upstream_attrs import arena_argument
 
 
 def _callee(call: func.CallOp) -> str:
@@ -60,14 +64,8 @@ def called(funcs: list[func.FuncOp]) -> set[str]:
     return {_callee(c) for cs in calls_between(funcs).values() for c in cs}
 
 
-def call_scratch(call: func.CallOp) -> tuple[int, int] | None:
-    """``(bytes, alignment)`` of the arena the callee of ``call`` takes as an argument, once it
-    is planned; None when it takes none."""
-    callee = _lookup(call)
-    return arena_argument(callee) if callee is not None else None
-
-
-def _lookup(call: func.CallOp) -> func.FuncOp | None:
+def callee_function(call: func.CallOp) -> func.FuncOp | None:
+    """The function of the module that ``call`` calls (None: it is not in the module)."""
     module = call.parent_op()
     while module is not None and not isinstance(module, ModuleOp):
         module = module.parent_op()
@@ -79,4 +77,4 @@ def _lookup(call: func.CallOp) -> func.FuncOp | None:
     return None
 
 
-__all__ = ["call_scratch", "called", "callees_first", "calls_between"]
+__all__ = ["callee_function", "called", "callees_first", "calls_between"]

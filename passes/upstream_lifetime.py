@@ -36,7 +36,7 @@ module's, for the ops compiler flows hold after bufferization:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.dialects import affine, arith, func, memref, scf
@@ -53,7 +53,6 @@ from memopt.dialects.ownership import DeallocOp
 from memopt.dialects.structured import StructuredOp
 from memopt.planning import Buffer, Problem
 from .lifetime_core import ACCESS, Flavour, Numbering, Origins, Reach, Tracer, Use, number_ops
-from .upstream_calls import call_scratch
 
 ALLOCS = (memref.AllocOp, memref.AllocaOp, CloneOp)
 BRANCHING = (scf.IfOp, scf.IndexSwitchOp, affine.IfOp)
@@ -69,6 +68,11 @@ METADATA = (memref.DimOp, memref.RankOp)
 """Ops that read a buffer's shape, never its bytes."""
 DEALLOCS = (memref.DeallocOp, DeallocOp)
 
+CallScratch = Callable[[func.CallOp], tuple[int, int] | None]
+"""``(bytes, alignment)`` of the arena the callee of a call takes as an argument, None when it
+takes none: a planned callee's plan says it, so the plan's reader answers
+(:func:`memopt.passes.upstream_plan_io.call_scratch`) and whoever traces hands that answer on."""
+
 
 @dataclass
 class UpstreamLifetimes:
@@ -78,6 +82,8 @@ class UpstreamLifetimes:
     problem: Problem
     allocs: list[Operation]
     """The defining op of each buffer, in problem order (a double-buffered one twice in a row)."""
+    flavour: MemrefFlavour
+    """The use rules the buffers were traced with (the mutator follows aliases by the same)."""
     carried: dict[Operation, Operation] = field(default_factory=dict)
     """Double-buffered defining ops -> the loop whose iterations alternate their two buffers."""
     unused: list[Operation] = field(default_factory=list)
@@ -146,7 +152,13 @@ def byte_size(t: MemRefType) -> int:
 class MemrefFlavour(Flavour):
     """Upstream MLIR for the shared rules: ``scf.if`` / ``scf.index_switch`` / ``affine.if`` are
     branches; they and ``scf.execute_region`` run their regions once; a structured (linalg) op is
-    a kernel, one step (its body is scalar code over elements); any other region op iterates."""
+    a kernel, one step (its body is scalar code over elements); any other region op iterates.
+
+    ``call_scratch`` tells which call operand is a planned callee's arena (an access for the
+    call only); a numbering asks no use, so the numbering's flavour has none."""
+
+    def __init__(self, call_scratch: CallScratch | None):
+        self.call_scratch = call_scratch
 
     def is_branch(self, op: Operation) -> bool:
         return isinstance(op, BRANCHING)
@@ -174,7 +186,7 @@ class MemrefFlavour(Flavour):
         if isinstance(user, OpaqueOp):
             why = f"it is passed out of a region by '{user.name}'" if _ends_nested_block(user) else None
             return Use(lives_on=_memref_results(user), escape=why)
-        if isinstance(user, CloneOp) or isinstance(user, func.CallOp) and _is_scratch_operand(user, index):
+        if isinstance(user, CloneOp) or isinstance(user, func.CallOp) and self._is_scratch_operand(user, index):
             return ACCESS  # a clone is a buffer of its own; a callee's arena never outlives the call
         escape = _escape_by(user, index)
         if escape is not None:
@@ -187,8 +199,15 @@ class MemrefFlavour(Flavour):
             return _escape(f"it is carried into '{_op_name(user)}' (its region arguments alias it)")
         return Use(lives_on=_memref_results(user))
 
+    def _is_scratch_operand(self, call: func.CallOp, index: int) -> bool:
+        """Whether operand ``index`` of ``call`` is the callee's arena (its last argument, named
+        by the callee's ``memopt.arena_arg``)."""
+        assert self.call_scratch is not None, "the numbering's flavour was asked about a use"
+        return index == len(call.operands) - 1 and self.call_scratch(call) is not None
 
-MEMREF = MemrefFlavour()
+
+NUMBERING = MemrefFlavour(None)
+"""The flavour a numbering needs: which ops branch, run once, are kernels (no use is asked)."""
 BOOKKEEPING = Use(at_step=False, accesses=False)
 """Not a use of the bytes: a deallocation, a shape read, an address kept for deallocation."""
 
@@ -232,13 +251,13 @@ def number(body: Block) -> Numbering:
     """The planner's numbering: the regions of a branching op overlaid on the same steps and
     exclusive, as memopt's joint numbering does for ``memopt.if`` (sound because on any path the
     ops that run appear in program order, and two branches never run together)."""
-    return number_ops(body, MEMREF, overlay=True, exclusive=True)
+    return number_ops(body, NUMBERING, overlay=True, exclusive=True)
 
 
 def serial_numbering(body: Block) -> Numbering:
     """Every region numbered after the previous one, branches included (what an eager pool,
     which cannot know only one branch runs, sees)."""
-    return number_ops(body, MEMREF, overlay=False, exclusive=False)
+    return number_ops(body, NUMBERING, overlay=False, exclusive=False)
 
 
 # ---------------------------------------------------------------------- tracing
@@ -246,12 +265,15 @@ def serial_numbering(body: Block) -> Numbering:
 
 class BufferTracer:
     """Follows an alloc's buffer through its aliases (the shared :class:`Tracer`) in a
-    numbering of ``f`` (the planner's, :func:`number`, unless given)."""
+    numbering of ``f`` (the planner's, :func:`number`, unless given); ``call_scratch`` says
+    which calls take a planned callee's arena (:data:`CallScratch`)."""
 
-    def __init__(self, f: func.FuncOp, num: Numbering | None = None):
+    def __init__(self, f: func.FuncOp, call_scratch: CallScratch, num: Numbering | None = None):
         self.f = f
         self.num = num if num is not None else number(f.body.blocks[0])
-        self.core = Tracer(self.num, MEMREF)
+        self.flavour = MemrefFlavour(call_scratch)
+        self.call_scratch = call_scratch
+        self.core = Tracer(self.num, self.flavour)
 
     def trace(self, root: Operation) -> Reach:
         """The buffer ``root`` (an alloc, or an arena view) defines, from its step on."""
@@ -260,12 +282,6 @@ class BufferTracer:
 
 def _op_name(op: Operation) -> str:
     return op.op_name.data if isinstance(op, UnregisteredOp) else op.name
-
-
-def _is_scratch_operand(call: func.CallOp, index: int) -> bool:
-    """Whether operand ``index`` of ``call`` is the callee's arena (its last argument, named by
-    the callee's ``memopt.arena_arg``)."""
-    return index == len(call.operands) - 1 and call_scratch(call) is not None
 
 
 def _ends_nested_block(op: Operation) -> bool:
@@ -341,16 +357,17 @@ def memory_spaces(f: func.FuncOp) -> list[int]:
     return sorted(spaces | {0})
 
 
-def analyze_upstream(f: func.FuncOp, space: int = 0, alignment: int = 1) -> UpstreamLifetimes:
+def analyze_upstream(f: func.FuncOp, call_scratch: CallScratch, space: int = 0, alignment: int = 1) -> UpstreamLifetimes:
     """Trace every buffer of ``f`` in memory space ``space`` (see module docstring); each
-    offset aligned to ``alignment`` or to the alloc's own ``alignment``, whichever is larger."""
-    lt = UpstreamLifetimes(f, Problem.of([]), [])
+    offset aligned to ``alignment`` or to the alloc's own ``alignment``, whichever is larger.
+    ``call_scratch`` says which calls take a planned callee's arena (:data:`CallScratch`)."""
+    lt = UpstreamLifetimes(f, Problem.of([]), [], MemrefFlavour(call_scratch))
     if _unstructured(f):
         if space == 0:
             lt.remarks.append((f, "not planned: it has unstructured control flow (a region of several blocks: "
                                   "cf branches), so its buffers are left as they are"))
         return lt
-    tracer = BufferTracer(f)
+    tracer = BufferTracer(f, call_scratch)
     candidates: dict[Operation, Reach] = {}
     for op in walk(f.body):
         if not isinstance(op, ALLOCS) or not isinstance(op.results[0].type, MemRefType):
@@ -370,7 +387,7 @@ def analyze_upstream(f: func.FuncOp, space: int = 0, alignment: int = 1) -> Upst
             lt.unused.append(op)
             continue
         candidates[op] = t
-    for op, why in _freed_with_unplanned(f, candidates):
+    for op, why in _freed_with_unplanned(f, candidates, lt.flavour):
         del candidates[op]
         lt.remarks.append((op, f"not planned: {why}"))
     buffers: list[Buffer] = []
@@ -386,7 +403,8 @@ def analyze_upstream(f: func.FuncOp, space: int = 0, alignment: int = 1) -> Upst
     return lt
 
 
-def _freed_with_unplanned(f: func.FuncOp, candidates: dict[Operation, Reach]) -> list[tuple[Operation, str]]:
+def _freed_with_unplanned(f: func.FuncOp, candidates: dict[Operation, Reach],
+                          flavour: MemrefFlavour) -> list[tuple[Operation, str]]:
     """The candidates a deallocation frees through a value that may also be a buffer left
     unplanned (an ``scf.if`` result or loop-carried value merging the two): the deallocation can
     neither stay (it would free arena bytes) nor go (the other buffer would leak), so they are
@@ -395,7 +413,7 @@ def _freed_with_unplanned(f: func.FuncOp, candidates: dict[Operation, Reach]) ->
              for v in (op.operands if isinstance(op, memref.DeallocOp) else op.memrefs)]
     if not freed:
         return []
-    origins = Origins(f.body.blocks[0], MEMREF)
+    origins = Origins(f.body.blocks[0], flavour)
     planned = set(candidates)
     left: list[tuple[Operation, str]] = []
     changed = True
@@ -439,7 +457,7 @@ def _call_scratch(tracer: BufferTracer, lt: UpstreamLifetimes, alignment: int, n
     for op in walk(lt.func.body):
         if not isinstance(op, func.CallOp):
             continue
-        scratch = call_scratch(op)
+        scratch = tracer.call_scratch(op)
         if scratch is None:
             continue
         size, align = scratch
@@ -488,5 +506,5 @@ class BufferNames:
         return name
 
 
-__all__ = ["BufferNames", "BufferTracer", "MEMREF", "MemrefFlavour", "Numbering", "number", "serial_numbering", "carried_as", "loop_inits", "scratch_name", "ALLOCS", "DEALLOCS", "VIEWS", "UpstreamLifetimes", "analyze_upstream", "byte_size", "element_bytes",
+__all__ = ["BufferNames", "BufferTracer", "CallScratch", "MemrefFlavour", "NUMBERING", "Numbering", "number", "serial_numbering", "carried_as", "loop_inits", "scratch_name", "ALLOCS", "DEALLOCS", "VIEWS", "UpstreamLifetimes", "analyze_upstream", "byte_size", "element_bytes",
            "is_identity_layout", "memory_space", "memory_spaces", "plannable"]

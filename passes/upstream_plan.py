@@ -31,8 +31,7 @@ from memopt.dialects.upstream_attrs import arena_arg_index, is_marked_arena, rec
 from memopt.planning import Solution
 
 from .lifetime_core import aliases
-from .upstream_lifetime import MEMREF, VIEWS, UpstreamLifetimes, scratch_name
-from .upstream_calls import call_scratch
+from .upstream_lifetime import VIEWS, MemrefFlavour, UpstreamLifetimes, scratch_name
 
 
 def arena_value(f: func.FuncOp):
@@ -85,7 +84,7 @@ def write_upstream_plan(
     f.attributes[ARENA_SIZE_ATTR] = IntegerAttr(solution.height, i64)
     f.attributes[LOWER_BOUND_ATTR] = IntegerAttr(lower_bound, i64)
     f.attributes[STRATEGY_ATTR] = StringAttr(solution.strategy)
-    _erase_unused(lt.unused)
+    _erase_unused(lt.unused, lt.flavour)
     if not lt.allocs:
         return
     base_alignment = arena_alignment(lt)
@@ -143,7 +142,7 @@ def write_space_plan(lt: UpstreamLifetimes, solution: Solution, space: int) -> N
     sizes = dict(recorded.data) if isinstance(recorded, DictionaryAttr) else {}
     sizes[str(space)] = IntegerAttr(solution.height, i64)
     f.attributes[SPACE_SIZES_ATTR] = DictionaryAttr(dict(sorted(sizes.items(), key=lambda kv: int(kv[0]))))
-    _erase_unused(lt.unused)
+    _erase_unused(lt.unused, lt.flavour)
     if lt.allocs:
         _views(lt, solution, _arena_alloc(f, solution.height, space, arena_alignment(lt)))
 
@@ -157,17 +156,18 @@ def _views(lt: UpstreamLifetimes, solution: Solution, arena) -> None:
         offsets.setdefault(alloc, []).append(offset)
     for alloc, offs in offsets.items():
         if isinstance(alloc, func.CallOp):
-            _pass_scratch(alloc, arena, _constant(offs[0], alloc))
+            _pass_scratch(alloc, arena, _constant(offs[0], alloc), lt.flavour)
             continue
-        _drop_deallocations(aliases(alloc.results[0], MEMREF, through_yields=True))
+        _drop_deallocations(aliases(alloc.results[0], lt.flavour, through_yields=True))
         at = _parity_offset(lt.carried[alloc], offs, alloc) if alloc in lt.carried else _constant(offs[0], alloc)
         _replace_with_view(alloc, arena, at)
 
 
-def _pass_scratch(call: func.CallOp, arena: SSAValue, offset: SSAValue) -> None:
+def _pass_scratch(call: func.CallOp, arena: SSAValue, offset: SSAValue, flavour: MemrefFlavour) -> None:
     """The callee's arena, a view of the caller's at ``offset``, passed as the call's last
     argument (the callee's ``memopt.arena_arg``)."""
-    scratch = call_scratch(call)
+    assert flavour.call_scratch is not None  # the flavour the buffers were traced with
+    scratch = flavour.call_scratch(call)
     assert scratch is not None
     view = memref.ViewOp(arena, offset, [], MemRefType(i8, [scratch[0]]))
     view.results[0].name_hint = scratch_name(call)
@@ -261,11 +261,11 @@ def _drop_entries(op: DeallocOp, storage: set[SSAValue]) -> None:
     Rewriter.erase_op(op)
 
 
-def _erase_unused(unused: list[Operation]) -> None:
+def _erase_unused(unused: list[Operation], flavour: MemrefFlavour) -> None:
     """Allocs nothing reads or writes go, with their deallocations and the views made only for
     those; one whose alias is still needed (e.g. its address compared) stays."""
     for alloc in unused:
-        _drop_deallocations(aliases(alloc.results[0], MEMREF))
+        _drop_deallocations(aliases(alloc.results[0], flavour))
         _erase_dead_views(alloc)
 
 

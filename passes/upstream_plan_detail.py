@@ -19,8 +19,7 @@ from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 
 from memopt.dialects.walk import walk
 from .upstream_lifetime import BRANCHING, VIEWS, number
-from .upstream_plan_io import ArenaPlan
-from .upstream_calls import call_scratch
+from .upstream_plan_io import ArenaPlan, call_scratch
 
 STAGING, SCRATCH, CARRIED = "staging", "scratch", "loop-carried"
 INPUT, OUTPUT, INTERMEDIATE = "input", "output", "intermediate"

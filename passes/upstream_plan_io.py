@@ -10,7 +10,7 @@ an arena exactly as the planner traced the allocs it replaced (the same tracer,
 the views. What comes back is IR-free enough for the core validator, the report, the pools and
 the API: a :class:`~memopt.planning.function_plan.Plan`, each arena a :class:`~memopt.planning.Problem`,
 its offsets and its size. A pass that needs one recorded fact (whether a function is planned,
-its arena argument, a staging mark, the recorded arena size and that attribute's name for a
+its arena argument, a callee's arena argument at a call, a staging mark, the recorded arena size and that attribute's name for a
 message) asks it here too, not the attributes.
 """
 
@@ -23,12 +23,13 @@ from xdsl.ir import Operation, OpResult, SSAValue
 from memopt.diagnostics import MemoptError
 from memopt.dialects.plan_attr_names import ARENA_SIZE_ATTR, LOWER_BOUND_ATTR, ONCHIP_SIZE_ATTR, SPACE_SIZES_ATTR, STRATEGY_ATTR
 from memopt.dialects.upstream_attrs import (
-    arena_arg_index, is_planned, is_staging, plan_arenas, recorded_arena_size, recorded_int, recorded_str,
+    arena_arg_index, arena_argument, is_planned, is_staging, plan_arenas, recorded_arena_size, recorded_int, recorded_str,
 )
 from memopt.dialects.walk import walk
 from memopt.planning import Buffer, Problem
 from memopt.planning.function_plan import Arena, Plan
 
+from .upstream_calls import callee_function
 from .upstream_lifetime import BufferNames, BufferTracer, byte_size, memory_space, serial_numbering
 
 
@@ -43,6 +44,13 @@ def arenas(f: func.FuncOp) -> list[SSAValue]:
     return plan_arenas(f)
 
 
+def call_scratch(call: func.CallOp) -> tuple[int, int] | None:
+    """``(bytes, alignment)`` of the arena the callee of ``call`` takes as an argument, once it
+    is planned; None when it takes none (the tracer's :data:`~memopt.passes.upstream_lifetime.CallScratch`)."""
+    callee = callee_function(call)
+    return arena_argument(callee) if callee is not None else None
+
+
 def read_upstream_plan(f: func.FuncOp, numbering: str = "joint") -> Plan[Operation]:
     """The plan of upstream function ``f``: every arena with its buffers, lifetimes and offsets,
     in the order the function holds them, and what the function's attributes record. A view
@@ -52,7 +60,7 @@ def read_upstream_plan(f: func.FuncOp, numbering: str = "joint") -> Plan[Operati
     every region after the previous one and no branch exclusive (what an eager pool, which
     cannot know only one branch runs, replays)."""
     serial = numbering == "serial"
-    tracer = BufferTracer(f, serial_numbering(f.body.blocks[0]) if serial else None)
+    tracer = BufferTracer(f, call_scratch, serial_numbering(f.body.blocks[0]) if serial else None)
     plans = []
     for arena in arenas(f):
         t = arena.type
@@ -129,5 +137,5 @@ def _recorded_size(f: func.FuncOp, space: int) -> int | None:
     return entry.value.data if isinstance(entry, IntegerAttr) else None
 
 
-__all__ = ["ARENA_SIZE_ATTR", "ArenaPlan", "arena_arg_index", "arenas", "is_planned", "is_staging", "read_upstream_plan",
+__all__ = ["ARENA_SIZE_ATTR", "ArenaPlan", "arena_arg_index", "arenas", "call_scratch", "is_planned", "is_staging", "read_upstream_plan",
            "recorded_arena_size", "staging_allocs", "view_offsets"]

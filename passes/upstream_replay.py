@@ -28,7 +28,7 @@ from memopt.planning import Problem
 from memopt.planning.function_plan import Plan
 
 from .upstream_lifetime import BufferTracer, analyze_upstream, serial_numbering
-from .upstream_plan_io import ArenaPlan, is_planned, read_upstream_plan
+from .upstream_plan_io import ArenaPlan, call_scratch, is_planned, read_upstream_plan
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,7 @@ def upstream_allocations(f: func.FuncOp, space: int = 0) -> UpstreamAllocations:
         serial = _arena(read_upstream_plan(f, numbering="serial"), space)
         assert serial is not None  # the same arenas, read again in the serial numbering
         return UpstreamAllocations(serial.problem, plan.problem, plan)
-    lt = analyze_upstream(f, space, 1)
+    lt = analyze_upstream(f, call_scratch, space, 1)
     if not len(lt.problem):
         left = len(lt.remarks)
         why = f" ({left} left unplanned: memopt-opt --plan-memory says why)" if left else ""
@@ -72,7 +72,7 @@ def serial_problem(f: func.FuncOp, owners: list[Operation], problem: Problem) ->
     """``problem``'s buffers (defined by ``owners``, in order: allocs, arena views, or calls
     whose callee's arena they are) re-timed in the serial numbering of ``f``."""
     num = serial_numbering(f.body.blocks[0])
-    tracer = BufferTracer(f, num)
+    tracer = BufferTracer(f, call_scratch, num)
     buffers = []
     for op, b in zip(owners, problem.buffers):
         start = num.begin[op]
