@@ -143,13 +143,15 @@ def test_decoding_a_plan_outside_its_readers_breaks_the_contract(tmp_path):
     _only_plan_encoding_broken(run, "memopt.executor.memory -> memopt.dialects.plan_attr_names")
 
 
-def test_a_pass_decoding_an_upstream_plan_itself_breaks_the_contract(tmp_path):
+@pytest.mark.parametrize("module", ["upstream_replay", "upstream_calls"])
+def test_a_pass_decoding_an_upstream_plan_itself_breaks_the_contract(tmp_path, module):
     """A pass asking the upstream decoder whether a function is planned, not the upstream plan's
-    reader (``passes.upstream_plan_io``): the decoder is its writer's and readers' only."""
-    run = _with_function(tmp_path, "passes", "upstream_replay",
+    reader (``passes.upstream_plan_io``): the decoder is its writer's and readers' only. The call
+    graph (``upstream_calls``) included: the reader hands the tracer a callee's arena."""
+    run = _with_function(tmp_path, "passes", module,
                          "\n\ndef _planned(f):\n    from memopt.dialects.upstream_attrs import is_planned\n\n"
                          "    return is_planned(f)\n")
-    _only_plan_encoding_broken(run, "memopt.passes.upstream_replay -> memopt.dialects.upstream_attrs")
+    _only_plan_encoding_broken(run, f"memopt.passes.{module} -> memopt.dialects.upstream_attrs")
 
 
 def test_a_module_importing_its_own_package_is_a_cycle(tmp_path):
