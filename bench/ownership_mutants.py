@@ -10,9 +10,9 @@ input seed by both checkers — a failure is a false alarm. Then ``--mutants`` o
 moved onto another value's offset, one at a time, and proven on every seed by both checkers: a
 mutant is *caught* when every seed rejects it, *seed-dependent* when some seeds do. A mutant the
 ownership checker leaves seed-dependent is proven again with 64 paths (path coverage, not values,
-may decide it). The value-only checker is the same check without ownership (``Checker`` given no
-planned memory). Prints one line of counts and the mutants on which the two disagree the other
-way (the value check catching what ownership misses).
+may decide it). The value-only checker is the same check without ownership (no ``ValueOwners``
+for the planned run's values). Prints one line of counts and the mutants on which the two
+disagree the other way (the value check catching what ownership misses).
 """
 
 from __future__ import annotations
@@ -38,13 +38,13 @@ class _Checkers:
 
     def __init__(self) -> None:
         self.owners = True
-        real = check_mod.Checker.__init__
+        real = check_mod.Dialect.value_owners
         switch = self
 
-        def init(checker, reference, names, memory=None):
-            real(checker, reference, names, memory if switch.owners else None)
+        def value_owners(dialect, memory):
+            return real(dialect, memory) if switch.owners else None
 
-        check_mod.Checker.__init__ = init  # type: ignore[method-assign]
+        check_mod.Dialect.value_owners = value_owners  # type: ignore[method-assign]
 
     def verdicts(self, text: str, owners: bool, seeds: int, max_paths: int) -> list[bool]:
         """Per seed, whether the check rejects ``text``."""

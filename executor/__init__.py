@@ -4,8 +4,9 @@
 plan by running the function unplanned and in the planned arena and comparing every value as it
 is produced and read (see :mod:`memopt.executor.check`). Upstream ``memref`` programs run in
 :mod:`memopt.executor.memref_exec`. Both flavours run on one interpreter core
-(:mod:`memopt.executor.core`) with their own op tables; :mod:`memopt.executor.flavour` picks the
-executor for a module's IR flavour, and :mod:`memopt.executor.proof` is what both compare.
+(:mod:`memopt.executor.core`) with their own op tables and are proven by one checker and driver
+(:mod:`memopt.executor.checker`); :mod:`memopt.executor.flavour` picks the executor for a
+module's IR flavour.
 ``memopt-run`` is the command line.
 """
 

@@ -1,4 +1,4 @@
-"""Proof by execution: a planned function computes exactly what the unplanned one does.
+"""Proof by execution, memopt dialect: a planned function computes exactly what the unplanned one does.
 
 The unplanned run (every value its own array) is the reference; it records a digest of every
 value when it is produced. The planned run (one arena laid out by the plan attributes) must then
@@ -14,14 +14,13 @@ the clobbering bytes happen to be equal):
   *clobbered* tensor is named (not some consumer downstream of it).
 
 The first difference is a located :class:`MemoptError`:
-``tensor '%x' differs between planned and unplanned execution``. What is compared — the
-sequence of productions, the digests, the results — is :mod:`.proof`'s, shared with the upstream
-executor (:mod:`.memref_exec`).
+``tensor '%x' differs between planned and unplanned execution``. The checker and the driver
+over paths and landing models are :mod:`.checker`'s, shared with the upstream executor
+(:mod:`.memref_exec`); this module says how the interpreter runs a function for them
+(:class:`Dialect`) and how the interpreter's values reach the checker (:class:`Watch`).
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects import func
@@ -34,93 +33,98 @@ from memopt.dialects.memopt import DmaStartOp, DmaWaitOp, IfOp
 from memopt.dialects.planned import check_calls
 from memopt.dialects.walk import walk
 
+from .checker import OTHER_PATH, Checker, CheckReport, Flavour, differs, prove, report
 from .core import Program
 from .interpreter import Execution, Interpreter, Observer, find_function
 from .memopt_ops import MEMOPT
 from .memory import DMA_LANDINGS, Planned, Unplanned, ValueNames, is_planned
-from .proof import Mismatch, Productions, digest, first_difference, result_bytes
 from .owned_memory import OwnedPlanned
-from .paths import Forced, Reference, explore
+from .paths import Forced
+from .proof import Mismatch, digest
 from .resources import Limits, check_resources
 from .value_owners import ValueOwners
 
-
-def differs(value: SSAValue, names: ValueNames, detail: str = "") -> MemoptError:
-    return MemoptError(
-        f"tensor '{names.of(value)}' differs between planned and unplanned execution{detail}", value_location_op(value)
-    )
+NOUN = "tensor"
+"""What messages call a memopt-dialect value's buffer."""
 
 
-class Recorder(Observer):
-    """Reference run: the productions (each value and the digest of its bytes), in order."""
+class Watch(Observer):
+    """A run's values seen by its checker: every production matched against the reference's,
+    and in a planned run every read against its production and (with ``owners``) the bytes it
+    owns (:mod:`.value_owners`): a plan that lets a write reach a live tensor is wrong whatever
+    the bytes written, so the verdict does not depend on the inputs."""
 
-    def __init__(self) -> None:
-        self.productions = Productions()
-        self.values: list[SSAValue] = []
+    def __init__(self, checker: Checker, names: ValueNames, owners: ValueOwners | None = None) -> None:
+        self.checker, self.names, self.owners = checker, names, owners
+        self.planned = checker.reference is not None
 
-    def on_produce(self, value: SSAValue, data: np.ndarray) -> None:
-        self.values.append(value)
-        self.productions.add(value, digest(data))
-
-
-class Checker(Observer):
-    """Planned run: every production must match the reference, every read the production, and
-    (given the planned ``memory``) every byte read must still be its own buffer's
-    (:mod:`.value_owners`): a plan that lets a write reach a live tensor is wrong whatever the
-    bytes written, so the verdict does not depend on the inputs."""
-
-    def __init__(self, reference: Recorder, names: ValueNames, memory: OwnedPlanned | None = None) -> None:
-        self.reference = reference
-        self.productions = Productions(reference.productions)
-        self.names = names
-        self.current: dict[SSAValue, bytes] = {}
-        self.reads = 0
-        self.owners = ValueOwners(memory, names) if memory is not None else None
+    def differs(self, value: SSAValue, detail: str = "") -> MemoptError:
+        return self.checker.differs(self.names.of(value), value_location_op(value), detail)
 
     def on_produce(self, value: SSAValue, data: np.ndarray) -> None:
         d = digest(data)
-        found = self.productions.add(value, d)
+        found = self.checker.produced(value, d)
+        if not self.planned:
+            return
         if found is Mismatch.PATH:
-            raise differs(value, self.names, " (execution took a different path)")
+            raise self.differs(value, OTHER_PATH)
         if found is Mismatch.VALUE:
-            raise differs(value, self.names)
-        self.current[value] = d
+            raise self.differs(value)
+        self.checker.holds(value, d)
         if self.owners is not None:
             self.owners.produced(value, data)
 
-    def missing(self) -> SSAValue | None:
-        """The first value the reference produced and this run did not (None: it produced all)."""
-        n = len(self.productions)
-        return None if self.productions.complete() else self.reference.values[n]
-
     def on_read(self, value: SSAValue, data: np.ndarray, user: Operation) -> None:
-        self.reads += 1
+        if not self.planned:
+            return
         if self.owners is not None:
             self.owners.read(value, data, user)
-        if digest(data) != self.current.get(value):
+        if not self.checker.read(value, digest(data)):
             loc = locate(user)
             where = f" at {loc[0]}:{loc[1]}" if loc else ""
-            raise differs(value, self.names, f" (overwritten before its use by '{user.name}'{where})")
+            raise self.differs(value, f" (overwritten before its use by '{user.name}'{where})")
 
 
-@dataclass(frozen=True)
-class CheckReport:
-    """What one ``check_function`` compared."""
+class Dialect(Flavour[Interpreter]):
+    """How the proof runs a memopt-dialect function (:mod:`.checker`): the interpreter in
+    :class:`.memory.Unplanned` memory, then once per DMA landing model in the arena the plan
+    describes (:class:`.owned_memory.OwnedPlanned`)."""
 
-    function: str
-    values: int
-    reads: int
-    outputs: int
-    arena_size: int
-    paths: int = 1
-    """Execution paths proven (each ``if`` forced both ways, see :func:`check_function`)."""
-    total_paths: int = 1
-    """Execution paths of the function (product over sequential ``if``s of their branches'),
-    and the natural one when it took an ``if`` both ways (in a loop)."""
-    results: tuple[bytes, ...] = ()
-    """The function's results in the unplanned run that follows the conditions (no ``if``
-    forced): what :func:`run_function` returns, kept so that a caller comparing them need not run
-    the function again."""
+    noun = NOUN
+    trail = True
+
+    def __init__(self, module: ModuleOp, f: func.FuncOp, seed: int, limits: Limits, landings) -> None:
+        self.module, self.f, self.seed, self.limits, self.landings = module, f, seed, limits, tuple(landings)
+        self.names = ValueNames(f)
+        self.program = Program(module, MEMOPT)
+
+    def _run(self, memory, watch: Watch, forced: Forced) -> tuple[Interpreter, list]:
+        run = Interpreter(self.module, memory, watch, self.seed, forced, limits=self.limits, program=self.program)
+        return run, run.run(self.f).outputs
+
+    def reference(self, forced: Forced, checker: Checker) -> tuple[Interpreter, list]:
+        return self._run(Unplanned(), Watch(checker, self.names), forced)
+
+    def planned(self, forced: Forced, checker: Checker, landing: str | None) -> tuple[Interpreter, list]:
+        # Same forcing as the reference; unforced ifs follow their conditions, which see
+        # the same data when the plan is right (an if in a loop may go both ways).
+        memory = OwnedPlanned(self.f, self.module, landing or DMA_LANDINGS[0], self.names, checker.owners)
+        return self._run(memory, Watch(checker, self.names, self.value_owners(memory)), forced)
+
+    def value_owners(self, memory: OwnedPlanned) -> ValueOwners | None:
+        """What a planned run's values own in ``memory`` (None: values alone are compared)."""
+        return ValueOwners(memory, self.names)
+
+    def stopped(self, checker: Checker) -> MemoptError:
+        missing = checker.missing()
+        assert isinstance(missing, SSAValue)  # the reference keeps its trail of values
+        return checker.differs(self.names.of(missing), value_location_op(missing), OTHER_PATH)
+
+    def result_differs(self, k: int) -> MemoptError:
+        ret = self.f.body.blocks[0].last_op
+        assert ret is not None
+        value = ret.operands[k]
+        return differs(NOUN, self.names.of(value), value_location_op(value), f" (function result #{k})")
 
 
 def count_paths(block) -> int:
@@ -167,62 +171,9 @@ def check_function(
     check_resources(module, f, limits)
     if not any(isinstance(op, (DmaStartOp, DmaWaitOp)) for op in walk(f.body)):
         dma_landings = tuple(dma_landings)[:1]
-    names = ValueNames(f)
-    program = Program(module, MEMOPT)
-
-    def reference(forced: Forced) -> Reference[tuple[Recorder, Execution]]:
-        rec = Recorder()
-        interp = Interpreter(module, Unplanned(), rec, seed, forced, limits=limits, program=program)
-        ref = interp.run(f)
-        mixed = frozenset(op for op, way in interp.decisions if way != interp.taken[op])
-        return Reference(interp.reached, interp.taken, (rec, ref), mixed)
-
-    def prove(forced: Forced, reference: Reference[tuple[Recorder, Execution]]) -> _Proof:
-        rec, ref = reference.run
-        arena = reads = 0
-        for landing in dma_landings:
-            arena, reads = _prove_planned(module, f, program, names, rec, ref, forced, landing, seed, limits)
-        return _Proof(len(rec.values), reads, len(ref.outputs), arena, tuple(result_bytes(ref.outputs)),
-                      bool(reference.mixed))
-
-    proven = explore(reference, prove, max(max_paths, 1))
-    first, last = proven[0], proven[-1]
-    total = count_paths(f.body.blocks[0]) + first.mixed
-    return CheckReport(f.sym_name.data, sum(p.values for p in proven), sum(p.reads for p in proven), last.outputs,
-                       last.arena, len(proven), total, first.results)
-
-
-@dataclass(frozen=True)
-class _Proof:
-    """What the proof of one path compared."""
-
-    values: int
-    reads: int
-    outputs: int
-    arena: int
-    results: tuple[bytes, ...]
-    mixed: bool
-    """Whether some ``if`` went both ways (a path besides those forcing enumerates)."""
-
-
-def _prove_planned(module: ModuleOp, f: func.FuncOp, program: Program, names: ValueNames, rec: Recorder,
-                   ref: Execution, forced: Forced, landing: str, seed: int, limits: Limits) -> tuple[int, int]:
-    """Run ``f`` planned (DMA landing model ``landing``) on the reference's path and compare;
-    (arena size, reads checked)."""
-    memory = OwnedPlanned(f, module, landing, names)
-    checker = Checker(rec, names, memory)
-    # Same forcing as the reference; unforced ifs follow their conditions, which see
-    # the same data when the plan is right (an if in a loop may go both ways).
-    got = Interpreter(module, memory, checker, seed, forced, limits=limits, program=program).run(f)
-    missing = checker.missing()
-    if missing is not None:
-        raise differs(missing, names, " (execution took a different path)")
-    k = first_difference(result_bytes(ref.outputs), result_bytes(got.outputs))
-    if k is not None:
-        ret = f.body.blocks[0].last_op
-        assert ret is not None
-        raise differs(ret.operands[k], names, f" (function result #{k})")
-    return memory.arena_size, checker.reads
+    proven = prove(Dialect(module, f, seed, limits, dma_landings), max(max_paths, 1))
+    total = count_paths(f.body.blocks[0]) + proven[0].mixed
+    return report(f.sym_name.data, proven, arena_size=proven[-1].planned.memory.arena_size, total_paths=total)
 
 
 def check_module(

@@ -149,12 +149,31 @@ class Program:
 
 
 class Core:
-    """One run of a program: its limits, and the blocks it runs, counted against ``max_ops``.
-    Each flavour's machine adds its values' storage and what it checks."""
+    """One run of a program: its limits, the blocks it runs, counted against ``max_ops``, and the
+    way each branch op went (:meth:`branch`). Each flavour's machine adds its values' storage
+    and what it checks."""
 
-    def __init__(self, program: Program, *, seed: int = 0, limits: Limits = Limits()):
+    def __init__(self, program: Program, *, seed: int = 0, limits: Limits = Limits(),
+                 branches: dict[Operation, bool] | None = None):
+        """``branches``: branch ops forced (True: the first region), the others' conditions decide."""
         self.program, self.seed, self.limits = program, seed, limits
         self.ops = 0
+        self.branches: dict[Operation, bool] = branches or {}
+        self.reached: list[Operation] = []  # branch ops reached, in first-reach order (:mod:`.paths`)
+        self.taken: dict[Operation, bool] = {}  # the way each went first
+        self.mixed: set[Operation] = set()  # those that went both ways
+
+    def branch(self, op: Operation, natural: bool) -> bool:
+        """The way branch ``op`` goes (True: its first region): forced, else ``natural``; the way
+        it goes first, and whether it goes both ways, are recorded for the path enumeration."""
+        way = self.branches.get(op, natural)
+        first = self.taken.get(op)
+        if first is None:
+            self.taken[op] = way
+            self.reached.append(op)
+        elif first != way:
+            self.mixed.add(op)
+        return way
 
     def count(self, n: int, op: Operation | None) -> None:
         self.ops += n

@@ -102,7 +102,7 @@ def check(module: ModuleOp, name: str | None = None, *, seed: int = 0, limits: L
         for f in funcs:
             r = check_memref_function(module, f, seed=seed, limits=limits, shapes=shapes, max_paths=max_paths)
             paths = f", {r.paths} paths" if r.paths > 1 else ""
-            out.append(f"@{r.function}: planned execution matches unplanned ({r.writes} buffer writes, "
+            out.append(f"@{r.function}: planned execution matches unplanned ({r.productions} buffer writes, "
                        f"{r.reads} reads, {r.arena_views} arena views{paths})")
         return out
     return [_check_line(r, known) for r in check_module(module, name, seed=seed, dma_landings=dma_landings,
@@ -113,7 +113,7 @@ def _check_line(r: CheckReport, known: dict[str, tuple[bytes, ...]] | None) -> s
     if known is not None:
         known[r.function] = r.results
     more = "" if r.paths == r.total_paths else f", the first {r.paths} by --max-paths"
-    return (f"@{r.function}: planned execution matches unplanned ({r.values} values, "
+    return (f"@{r.function}: planned execution matches unplanned ({r.productions} values, "
             f"{r.reads} reads, {r.outputs} results, arena {r.arena_size} bytes, "
             f"paths {r.paths}/{r.total_paths}{more})")
 

@@ -91,13 +91,10 @@ class Interpreter(Core):
                  program: Program | None = None):
         """``branches``: ``if`` ops whose branch is forced (True: then) instead of chosen by
         their condition, to prove a plan on paths the generated inputs do not select; every
-        ``if`` the run reaches is recorded in :attr:`reached` (first-reach order). ``program``:
+        ``if`` the run reaches is recorded (:meth:`.core.Core.branch`). ``program``:
         ``module`` compiled with the dialect's op table, shared by the runs of a check."""
-        super().__init__(Program(module, MEMOPT) if program is None else program, seed=seed, limits=limits)
-        self.branches = branches or {}
-        self.reached: list[Operation] = []
-        self.taken: dict[Operation, bool] = {}
-        self.decisions: list[tuple[Operation, bool]] = []
+        super().__init__(Program(module, MEMOPT) if program is None else program, seed=seed, limits=limits,
+                         branches=branches)
         self.module = module
         self.memory = memory
         self.observer = observer or Observer()

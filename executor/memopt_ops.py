@@ -175,11 +175,7 @@ def if_op(c: Compiler, op: IfOp) -> Step:
 
     def step(m, frame):
         data = m.read(frame, cond, op.cond, op)
-        if op not in m.reached:
-            m.reached.append(op)
-        taken = m.branches[op] if op in m.branches else truth(data, op.cond.type)
-        m.taken.setdefault(op, taken)
-        m.decisions.append((op, taken))
+        taken = m.branch(op, m.branches[op] if op in m.branches else truth(data, op.cond.type))
         body = then if taken else other
         datas = m.run_body(body, frame) if body is not None else []
         m.bind(frame, op, datas, op.results, results)

@@ -19,7 +19,7 @@ from memopt.diagnostics import MemoptError
 
 from .affine_maps import map_function, source
 from .core import Compiler
-from .memref_control import bind, forced, loop_runner, region_runner, vectorised
+from .memref_control import bind, loop_runner, region_runner, vectorised
 from .memref_machine import Machine
 from .memref_ops import load, store
 from .memref_program import compiles
@@ -114,7 +114,7 @@ def affine_if(c: Compiler, op: Operation):
     results = c.slots_of(op.results)
 
     def step(m: Machine, frame, op=op):
-        run = then if forced(m, op, bool(holds(frame))) else other
+        run = then if m.branch(op, bool(holds(frame))) else other
         bind(frame, results, run(m, frame))
     return step
 

@@ -77,7 +77,7 @@ def _gather(c: Compiler, op: Operation):
                 raise MemoptError(f"a load in a linalg body reads dim {k} of buffer '{ref.name}' at "
                                   f"{int(i.min())}..{int(i.max())}, outside [0, {n})", op)
         m.access(ref, op, "read")
-        m.reads += 1
+        m.checker.reads += 1
         at = tuple(idx)
         if ref.sh is not None and ref.sh[at].size and not (ref.sh[at] == ref.owner).all():
             m.bad_read(ref, op, ref.sh[at])

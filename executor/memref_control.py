@@ -232,20 +232,6 @@ def scf_parallel(c: Compiler, op: Operation):
 
 # ---------------------------------------------------------------------- branches
 
-def forced(m: Machine, op: Operation, natural: bool) -> bool:
-    """The way branch ``op`` goes (True: its first region): forced, else ``natural``; the way
-    it goes first, and whether it goes both ways, are recorded for the path enumeration
-    (:mod:`.paths`)."""
-    way = m.branches.get(op, natural)
-    first = m.taken.get(op)
-    if first is None:
-        m.taken[op] = way
-        m.reached.append(op)
-    elif first != way:
-        m.mixed.add(op)
-    return way
-
-
 @compiles("scf.if")
 def scf_if(c: Compiler, op: Operation):
     assert isinstance(op, scf.IfOp)  # registered under its name
@@ -253,7 +239,7 @@ def scf_if(c: Compiler, op: Operation):
     then, other = region_runner(c, op.true_region), region_runner(c, op.false_region)
 
     def step(m: Machine, frame, op=op):
-        run = then if forced(m, op, bool(frame[cond])) else other
+        run = then if m.branch(op, bool(frame[cond])) else other
         bind(frame, results, run(m, frame))
     return step
 
@@ -269,7 +255,7 @@ def scf_index_switch(c: Compiler, op: Operation):
         k = int(frame[arg])
         natural = runners[cases.index(k)] if k in cases else default
         # its two ways, for forcing: a case (forced: the first) or the default
-        way = forced(m, op, natural is not default)
+        way = m.branch(op, natural is not default)
         run = natural if op not in m.branches else runners[0] if way and runners else default
         bind(frame, results, run(m, frame))
     return step
@@ -367,4 +353,4 @@ def _checked(m: Machine, ref, op: Operation) -> np.ndarray:
     return ref.array()
 
 
-__all__ = ["bind", "block_cost", "call_body", "expect", "forced", "loop_runner", "region_runner"]
+__all__ = ["bind", "block_cost", "call_body", "expect", "loop_runner", "region_runner"]

@@ -14,16 +14,16 @@ ops and bodies, scalar arithmetic, loops, calls: see the ``memref_*`` modules, a
   return the same results.
 
 With ``scf.if``/``affine.if``/``scf.index_switch`` in the function, the pair of runs is repeated
-on other paths, each branch reached forced the other way (:mod:`.paths`, the enumeration the
-memopt-dialect checker uses; a switch goes one of two ways there: a case, the first when forced,
-or its default), so both sides of every branch run against the plan. A forced path the program
-cannot take (its unplanned run fails: an assertion, an index out of bounds, a loop that never
-ends) proves nothing and is skipped.
+on other paths, each branch reached forced the other way (:mod:`.paths`; a switch goes one of two
+ways there: a case, the first when forced, or its default), so both sides of every branch run
+against the plan. A forced path the program cannot take (its unplanned run fails: an assertion,
+an index out of bounds, a loop that never ends) proves nothing and is skipped.
+
+The driver and the checker are the memopt dialect's too (:mod:`.checker`): this module says only
+how an upstream function runs and words its messages.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
@@ -34,67 +34,56 @@ from memopt.diagnostics import MemoptError
 # The op modules register how their ops compile (memref_program.COMPILERS) when imported: every
 # Program is built here, so importing them here, once, is what makes the table complete.
 from . import memref_affine, memref_control, memref_dma, memref_linalg, memref_ops  # noqa: F401
+from .checker import Checker, CheckReport, Flavour, prove, report
 from .core import Program
 from .memref_arena import is_arena_arg, is_arena_view
 from .memref_entry import run_function
-from .memref_machine import Machine
+from .memref_machine import NOUN, Machine
 from .memref_program import MEMREF
-from .paths import Forced, Reference, explore
-from .proof import first_difference, result_bytes
+from .paths import Forced
 from .resources import Limits
 
 
-@dataclass(frozen=True)
-class MemrefCheck:
-    function: str
-    writes: int
-    reads: int
-    arena_views: int
-    paths: int = 1
-    """Distinct paths compared: the natural one, and each forced one the program can take."""
+class Upstream(Flavour[Machine]):
+    """How the proof runs an upstream function (:mod:`.checker`): a :class:`.memref_machine.Machine`
+    unplanned, then planned; a forced path whose unplanned run fails is skipped."""
 
+    noun = NOUN
+    infeasible = True
 
-def _reference(program: Program, f: func.FuncOp, seed: int, limits: Limits, shapes: dict | None,
-               forced: Forced) -> Reference[tuple[Machine, list]] | None:
-    """``f`` run unplanned on the path ``forced`` selects, or None when that path fails (a path the
-    program cannot take: an assertion, an index out of bounds); the natural run's failure is raised."""
-    ref = Machine(program, planned=False, seed=seed, limits=limits, shapes=shapes, branches=forced)
-    try:
-        expected = run_function(ref, f)
-    except MemoptError:
-        if not forced:
-            raise
-        return None
-    return Reference(ref.reached, ref.taken, (ref, expected), frozenset(ref.mixed))
+    def __init__(self, program: Program, f: func.FuncOp, seed: int, limits: Limits, shapes: dict | None):
+        self.program, self.f, self.seed, self.limits, self.shapes = program, f, seed, limits, shapes
 
+    def _run(self, planned: bool, forced: Forced, checker: Checker) -> tuple[Machine, list]:
+        m = Machine(self.program, planned=planned, seed=self.seed, limits=self.limits, shapes=self.shapes,
+                    branches=forced, checker=checker)
+        return m, run_function(m, self.f)
 
-def _prove(program: Program, f: func.FuncOp, seed: int, limits: Limits, shapes: dict | None, forced: Forced,
-           reference: Reference[tuple[Machine, list]]) -> tuple[int, int]:
-    """``f`` run planned on the reference's path and compared with it; (writes, reads)."""
-    ref, expected = reference.run
-    planned = Machine(program, planned=True, seed=seed, limits=limits, shapes=shapes, branches=forced,
-                      expected=ref.log, choices=ref.choices)
-    got = run_function(planned, f)
-    if not planned.log.complete():
-        raise MemoptError(f"planned execution of @{f.sym_name.data} stopped after {len(planned.log)} of the "
-                          f"{len(ref.log)} writes of unplanned execution", f)
-    k = first_difference(result_bytes(expected), result_bytes(got))
-    if k is not None:
-        raise MemoptError(f"result #{k} of @{f.sym_name.data} differs between planned and unplanned "
-                          "execution", f.body.blocks[-1].last_op)
-    return len(ref.log), planned.reads
+    def reference(self, forced: Forced, checker: Checker) -> tuple[Machine, list]:
+        return self._run(False, forced, checker)
+
+    def planned(self, forced: Forced, checker: Checker, landing: str | None) -> tuple[Machine, list]:
+        return self._run(True, forced, checker)
+
+    def stopped(self, checker: Checker) -> MemoptError:
+        assert checker.reference is not None  # a planned run's
+        return MemoptError(f"planned execution of @{self.f.sym_name.data} stopped after {len(checker.productions)} "
+                           f"of the {len(checker.reference.productions)} writes of unplanned execution", self.f)
+
+    def result_differs(self, k: int) -> MemoptError:
+        return MemoptError(f"result #{k} of @{self.f.sym_name.data} differs between planned and unplanned "
+                           "execution", self.f.body.blocks[-1].last_op)
 
 
 def check_memref_function(module: ModuleOp, f: func.FuncOp, seed: int = 0, *, limits: Limits = Limits(),
-                          shapes: dict | None = None, max_paths: int = 64) -> MemrefCheck:
+                          shapes: dict | None = None, max_paths: int = 64) -> CheckReport:
     """Run ``f`` with its arena views unplanned and planned, on up to ``max_paths`` paths (each
     branch reached forced both ways, :mod:`.paths`); raise a located MemoptError at the first
-    buffer whose bytes differ (see the module docstring)."""
-    program = Program(module, MEMREF)
-    proven = explore(lambda forced: _reference(program, f, seed, limits, shapes, forced),
-                     lambda forced, ref: _prove(program, f, seed, limits, shapes, forced, ref), max_paths)
+    buffer whose bytes differ (see the module docstring). The report counts buffer writes as its
+    productions and the function's arena views."""
+    proven = prove(Upstream(Program(module, MEMREF), f, seed, limits, shapes), max_paths)
     views = sum(1 for op in walk(f.body) if is_arena_view(op))
-    return MemrefCheck(f.sym_name.data, sum(w for w, _ in proven), sum(r for _, r in proven), views, len(proven))
+    return report(f.sym_name.data, proven, arena_views=views)
 
 
 def run_memref_function(module: ModuleOp, f: func.FuncOp, seed: int = 0, *, planned: bool = False,
@@ -106,4 +95,4 @@ def run_memref_function(module: ModuleOp, f: func.FuncOp, seed: int = 0, *, plan
     return results, params
 
 
-__all__ = ["MemrefCheck", "check_memref_function", "run_memref_function"]
+__all__ = ["Upstream", "check_memref_function", "run_memref_function"]

@@ -2,19 +2,18 @@
 
 One :class:`Machine` runs one function once: unplanned (every planned buffer its own storage)
 or planned (planned buffers as views of their arena). It holds the values of SSA values, the
-storage allocated, and the two records the proof is made of:
+storage allocated, and feeds the two records the proof is made of, which its checker keeps
+(:class:`.checker.Checker`, the same for the memopt dialect):
 
-* **ownership of bytes** (:mod:`.ownership`, the record the memopt-dialect checker keeps too) —
-  every write stamps the bytes it writes with the writing buffer's identity (the shadow,
-  :mod:`.memref_values`); every read checks that each byte it reads still carries the reader's
-  own identity. A byte stamped by another buffer was clobbered (named, with the buffer that
-  overwrote it); a byte never stamped was never written (its value is undefined). An op's reads
-  are checked again after its writes: an op whose output overlaps an input it is still reading
-  clobbers it too.
-* **the sequence of writes** — a digest per write, in order (:class:`.proof.Productions`, the
-  same record the memopt-dialect checker keeps). The unplanned run records it; the planned run
-  must reproduce it exactly (same ops, same values): planned and unplanned execution compute
-  identical values.
+* **ownership of bytes** (:mod:`.ownership`) — every write stamps the bytes it writes with the
+  writing buffer's identity (the shadow, :mod:`.memref_values`); every read checks that each
+  byte it reads still carries the reader's own identity. A byte stamped by another buffer was
+  clobbered (named, with the buffer that overwrote it); a byte never stamped was never written
+  (its value is undefined). An op's reads are checked again after its writes: an op whose
+  output overlaps an input it is still reading clobbers it too.
+* **the sequence of writes** — a digest per write, in order (:class:`.proof.Productions`). The
+  unplanned run records it; the planned run must reproduce it exactly (same ops, same values):
+  planned and unplanned execution compute identical values.
 
 Limits: every op executed counts against ``max_ops`` (a loop counts its trips times its body,
 refused before it starts when that is already known to be too many), every allocation against
@@ -30,35 +29,33 @@ from xdsl.ir import Operation
 
 from memopt.diagnostics import MemoptError
 
+from .checker import Checker
 from .core import Core, Program
 from .memref_values import Ref, Storage
-from .ownership import Ownership, where
+from .ownership import where
 from .paths import Forced
-from .proof import Productions, digest
+from .proof import digest
 from .resources import Limits
+
+NOUN = "buffer"
+"""What messages call an upstream program's logical buffer."""
 
 
 class Machine(Core):
-    """One run of an upstream function on the interpreter core: values, storage, the write log."""
+    """One run of an upstream function on the interpreter core: values and storage. ``checker``
+    keeps what the run is checked by (:class:`.checker.Checker`: the write log, the reads, the
+    ownership of bytes); a run outside a proof gets one of its own."""
 
     def __init__(self, program: Program, *, planned: bool, seed: int = 0, limits: Limits = Limits(),
-                 shapes: dict | None = None, branches: Forced | None = None, expected: Productions | None = None,
-                 choices: list[bool] | None = None):
-        super().__init__(program, seed=seed, limits=limits)
+                 shapes: dict | None = None, branches: Forced | None = None, checker: Checker | None = None):
+        super().__init__(program, seed=seed, limits=limits, branches=branches)
         self.planned = planned
         self.shapes = shapes or {}
-        self.branches: Forced = branches or {}  # branch ops forced (the others: their conditions decide)
-        self.reached: list[Operation] = []  # branch ops reached, in first-reach order (:mod:`.paths`)
-        self.taken: dict[Operation, bool] = {}  # the way each went first
-        self.mixed: set[Operation] = set()  # those that went both ways
-        self.expected = expected  # the unplanned run's write log, to match
-        self.log = Productions(expected)
-        self.choices: list[bool] = []  # decisions the unplanned run made, which the planned run replays
-        self.replay = iter(choices or ())
-        self.reads = self.live = self.kernels = 0
+        self.checker = checker if checker is not None else Checker(NOUN)
+        self.live = self.kernels = 0
         self.op: Operation | None = None
         self.pending: dict[tuple, tuple[Ref, Operation]] = {}  # DMA in flight: tag element -> destination
-        self.owners = Ownership("buffer")
+        self.owners = self.checker.owners
         self.buffers = self.owners.buffers  # owner id -> (name, defining op)
         self.last_writer = self.owners.last_writer  # written directly by the per-element stores
         self.globals: dict[str, Ref] = {}
@@ -92,10 +89,7 @@ class Machine(Core):
 
     def decide(self, unplanned: bool) -> bool:
         """A decision taken in the unplanned run (``unplanned``), replayed as it was when planned."""
-        if self.expected is None:
-            self.choices.append(unplanned)
-            return unplanned
-        return next(self.replay, unplanned)
+        return self.checker.decide(unplanned)
 
     def defined(self, ref: Ref) -> bool:
         """Every byte of ``ref`` was written through it (unplanned storage is never shared)."""
@@ -124,7 +118,7 @@ class Machine(Core):
 
     def read(self, ref: Ref, op: Operation) -> np.ndarray:
         """The values of ``ref``'s elements (a fresh array), checking each byte is its own."""
-        self.reads += 1
+        self.checker.reads += 1
         self.access(ref, op, "read")
         self.check_owner(ref, op)
         return ref.values()
@@ -149,9 +143,8 @@ class Machine(Core):
 
     def record(self, op: Operation, k: int, data, ref: Ref | None) -> None:
         """Log one write; in planned execution, it must be the unplanned run's write at this place."""
-        if self.log.add((id(op), k), data) is not None:
-            name = f"buffer '{ref.name}'" if ref is not None else "a value"
-            raise MemoptError(f"{name} differs between planned and unplanned execution", op)
+        if self.checker.produced((id(op), k), data) is not None:
+            raise self.checker.differs(ref.name if ref is not None else None, op)
 
 
-__all__ = ["Machine", "where"]
+__all__ = ["NOUN", "Machine", "where"]

@@ -364,7 +364,7 @@ def load(m: Machine, ref: Ref, idx: tuple, op: Operation):
             element(m, ref, idx, op, "read")
     if ref.storage.freed is not None or m.pending or ref.arr is None or len(idx) != len(ref.sizes):
         element(m, ref, idx, op, "read")
-    m.reads += 1
+    m.checker.reads += 1
     sh = ref.sh
     if sh is not None and sh[idx].tobytes() != ref.expect:
         stamps = sh[idx]

@@ -1,12 +1,12 @@
 """The planned memory model with byte ownership: what a check's planned run executes in.
 
 :class:`OwnedPlanned` is :class:`.memory.Planned` (the arena the plan describes) that also keeps
-the ownership record of :mod:`.ownership`: a shadow per array of storage it holds (the on-chip
-arena, each off-chip memory's arena, each staging buffer of its own), and an owner per DMA
-transfer, whose landing stamps the staging bytes it writes — when the ``dma_start`` runs or at
-its ``dma_wait``, as the landing model says. The values written are stamped by the checker
-(:mod:`.value_owners`), which decides what each value owns. Unplanned runs need none of this:
-there no two values share an array.
+the shadows of the run's ownership record (:mod:`.ownership`, held by its checker,
+:class:`.checker.Checker`): one per array of storage it holds (the on-chip arena, each off-chip
+memory's arena, each staging buffer of its own), and an owner per DMA transfer, whose landing
+stamps the staging bytes it writes — when the ``dma_start`` runs or at its ``dma_wait``, as the
+landing model says. The values written are stamped as :mod:`.value_owners` decides what each
+value owns. Unplanned runs need none of this: there no two values share an array.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ from .ownership import Ownership, blank_shadow
 class OwnedPlanned(Planned):
     """A planned arena whose every byte knows which buffer wrote it last (module docstring)."""
 
-    owners: Ownership = field(init=False)
     shadows: list[tuple[int, int, np.ndarray]] = field(init=False)
     """Per array of storage: its address, its size and its shadow."""
     transfers: dict[int, tuple[Transfer, int]] = field(init=False)
@@ -38,10 +37,11 @@ class OwnedPlanned(Planned):
     landing_names: dict[Operation, str] = field(init=False)
     names: ValueNames | None = None
     """How messages name values (made from ``f`` when not given)."""
+    owners: Ownership = field(default_factory=lambda: Ownership("tensor"))
+    """The ownership record: the run's checker's (:class:`.checker.Checker`)."""
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        self.owners = Ownership("tensor")
         self.transfers, self.waited, self.landing, self.landing_names = {}, {}, (None, 0), {}
         storage = [self.arena, *(a for a in (*self.memories.values(), *self.dma_buffers.values())
                                  if not _inside(a, self.arena))]

@@ -2,10 +2,10 @@
 
 A planned run puts many buffers in one arena; a plan is right only if no buffer's bytes are
 overwritten by another while it is still to be read — whatever the values written happen to be.
-Comparing values alone cannot see that: a write of equal bytes over a live buffer leaves its
-values intact on one input and not on another, so the verdict would depend on the seed. So both
-executors (the upstream ``memref`` machine, :mod:`.memref_machine`, and the memopt dialect's
-checker, :mod:`.check`) keep this record:
+Comparing values alone cannot see that: a write of equal bytes over a live buffer leaves its values
+intact on one input and not on another, so the verdict would depend on the seed. So every run of a
+proof keeps this record (its checker's, :class:`.checker.Checker`), for both the upstream ``memref``
+machine (:mod:`.memref_machine`) and the memopt dialect's interpreter (:mod:`.value_owners`):
 
 * every logical buffer gets an *owner id* (:meth:`Ownership.new_owner`), named for messages;
 * storage that may hold several buffers keeps a *shadow* (:func:`blank_shadow`): per byte, the

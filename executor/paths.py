@@ -1,14 +1,13 @@
 """Which execution paths a proof by execution runs: each branch reached forced both ways.
 
-A plan must hold whichever way a branch goes, but one run follows only the way its inputs select.
-So a proof runs the function on several paths, and both IR flavours' checkers (the memopt
-dialect's :mod:`.check`, upstream ``memref``'s :mod:`.memref_exec`) enumerate them here, the
-same way: the first run follows the conditions; then each branch op that run reached and chose
-freely is forced the other way, keeping the choices made before it (both runs of a comparison
-force the same ops), breadth-first, until every path is covered or ``max_paths`` were proven.
-A forced op takes the same branch every time it runs (in every iteration of a loop around it);
-an op the first run took both ways (in a loop) is forced both ways, and that run is a path of
-its own (:attr:`Reference.mixed`).
+A plan must hold whichever way a branch goes, but one run follows only the way its inputs select. So
+a proof runs the function on several paths, enumerated here for both IR flavours (by the driver of
+:mod:`.checker`): the first run follows the conditions; then each branch op that run reached and
+chose freely is forced the other way, keeping the choices made before it (both runs of a comparison
+force the same ops), breadth-first, until every path is covered or ``max_paths`` were proven. A
+forced op takes the same branch every time it runs (in every iteration of a loop around it); an op
+the first run took both ways (in a loop) is forced both ways, and that run is a path of its own
+(:attr:`Reference.mixed`).
 
 Forcing is sound for a memory proof — where data lives does not depend on what it is — but a
 forced path may be one the program cannot take (an assertion fails, an index leaves its bounds):

@@ -3,8 +3,8 @@
 A plan is proven by running a function twice — unplanned (every buffer its own storage) and
 planned (buffers where the plan puts them) — and requiring the planned run to produce what the
 unplanned run produced, in the same order, and to return the same results. The memopt-dialect
-interpreter (:mod:`.check`) and the upstream ``memref`` executor (:mod:`.memref_exec`) differ in
-their ops and in how they store values; what they compare is this module's:
+interpreter and the upstream ``memref`` machine differ in their ops and in how they store values;
+what their one checker (:mod:`.checker`) compares is this module's:
 
 * :func:`digest`, the fingerprint of a value's bytes (also what ``memopt-run`` prints);
 * :class:`Productions`, the sequence of what a run produced — per production the producer (a

@@ -32,9 +32,9 @@ def landings_run(monkeypatch, module) -> list[str]:
     seen: list[str] = []
     real = check_mod.OwnedPlanned
 
-    def counting(f, module, landing="start", names=None):
+    def counting(f, module, landing="start", *more):
         seen.append(landing)
-        return real(f, module, landing, names)
+        return real(f, module, landing, *more)
 
     monkeypatch.setattr(check_mod, "OwnedPlanned", counting)
     check_module(module)

@@ -199,7 +199,7 @@ def test_planned_matches_unplanned_on_the_example():
     for strategy in ("sequential", "large-first", "best"):
         m = plan(text, strategy=strategy)
         reports = check_module(m)
-        assert reports[0].values == 8 and reports[0].outputs == 1
+        assert reports[0].productions == 8 and reports[0].outputs == 1
         got = run_function(m, planned=True).outputs
         assert [a.tobytes() for a in got] == [a.tobytes() for a in ref]
 

@@ -215,7 +215,7 @@ func.func @main(%x: memref<8xf32>, %y: memref<8xf32>) attributes {{memopt.arena_
 def test_a_correct_plan_is_proven():
     m = module_of(PLANNED.format(a=0, b=32))
     r = check_memref_function(m, function(m))
-    assert (r.writes, r.reads, r.arena_views) == (3, 4, 2)
+    assert (r.productions, r.reads, r.arena_views) == (3, 4, 2)
 
 
 @pytest.mark.parametrize("b", [0, 4, 28])
@@ -286,7 +286,7 @@ func.func @main(%x: memref<4xf32>) {
     m = module_of(text)
     with pytest.raises(MemoptError, match=r"this loop \(20000 trips of about 3 ops\) runs more than 1000 ops"):
         check_memref_function(m, function(m), limits=Limits(1 << 30, 1000))
-    assert check_memref_function(m, function(m), limits=Limits(1 << 30, 100_000)).writes == 20_000
+    assert check_memref_function(m, function(m), limits=Limits(1 << 30, 100_000)).productions == 20_000
 
 
 def test_a_forced_branch_the_program_cannot_take_is_skipped():
