@@ -123,10 +123,9 @@ class Machine(Core):
         self.check_owner(ref, op)
         return ref.values()
 
-    def check_owner(self, ref: Ref, op: Operation, shadow: np.ndarray | None = None, at: tuple = ()) -> None:
-        sh = ref.shadow() if shadow is None else shadow
-        if sh is not None and sh.size and not (sh == ref.owner).all():
-            self.bad_read(ref, op, sh, at)
+    def check_owner(self, ref: Ref, op: Operation) -> None:
+        """Refuse a read of ``ref`` (by ``op``) finding a byte that is not its own."""
+        self.owners.check(ref.shadow(), ref.owner, ref.name, op)
 
     def bad_read(self, ref: Ref, op: Operation, sh: np.ndarray, at: tuple = ()) -> None:
         raise MemoptError(self.owners.fault(sh, ref.owner, ref.name, at), op)
