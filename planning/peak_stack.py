@@ -36,7 +36,7 @@ from typing import Callable
 
 import numpy as np
 
-from .bounds import live_profile
+from .bounds import live_profile, lower_bound
 from .firstfit import first_fit, first_fit_work
 from .inplace import plan_with_inplace
 from .lowest_first import lowest_first
@@ -269,15 +269,20 @@ class _Peak:
 
 def peak_stack_offsets(problem: Problem, runs: list[tuple[int, str, str]]) -> list[int]:
     """The lowest plan over ``runs`` ((pivot step, stack, fill) triples), each side of a pivot
-    taken from its lowest fill for that pivot and stack. The lowest-first fills run last, and
+    taken from its lowest fill for that pivot and stack; the first plan at the lower bound ends
+    the runs (no plan is lower). The lowest-first fills run last, and
     only while the plan is above the live bytes' peak, by at most :data:`LOWEST_GAP`, and
     :data:`LOWEST_WORK` lasts: one that gives up on its work ends them, and so does one that
     brings the plan to the peak."""
     plans = _Plans(problem, runs)
     lowest = [r for r in runs if r[2].startswith("lowest-")]
-    for run in (r for r in runs if not r[2].startswith("lowest-")):
-        plans.fill(*run)
     bound = int(live_profile(problem)[1].max(initial=0))
+    optimal = lower_bound(problem)
+    for t, order, fill in (r for r in runs if not r[2].startswith("lowest-")):
+        plans.fill(t, order, fill)
+        height, offsets = plans.combined(t, order)
+        if height <= optimal:
+            return offsets.tolist()
     if lowest and (not plans.fills or bound < plans.best()[0] <= bound + bound * LOWEST_GAP):
         left = LOWEST_WORK
         for t, order, fill in lowest:

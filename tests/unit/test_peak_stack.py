@@ -51,6 +51,22 @@ def test_each_side_takes_its_lowest_fill():
     assert _height(p, peak_stack_offsets(p, every)) <= min(_height(p, peak_stack_offsets(p, [r])) for r in every)
 
 
+def test_the_first_plan_at_the_bound_ends_the_runs(monkeypatch):
+    import memopt.planning.peak_stack as peak_stack
+
+    p = _problem(HOLE_AT_PEAK)
+    t = pivot_steps(p)[0]
+    every = [(t, stack, fill) for stack, fill in RUNS]
+    reaching = next(k for k, r in enumerate(every) if _height(p, peak_stack_offsets(p, [r])) == lower_bound(p))
+    assert reaching < len(every) - 1  # runs are left to skip
+    ran = []
+    fill = peak_stack._Plans.fill
+    monkeypatch.setattr(peak_stack._Plans, "fill", lambda self, *run: (ran.append(run), fill(self, *run)))
+    offsets = peak_stack_offsets(p, every)
+    assert _height(p, offsets) == lower_bound(p) and not find_conflicts(p, offsets)
+    assert ran == every[:reaching + 1]
+
+
 def test_pivots_are_the_highest_local_maxima_peak_first():
     # live bytes per step: 3, 7, 7, 4, 6, 3, 5 (local maxima: 7 from step 1, 6 at 4, 5 at 6)
     p = _problem([(3, 0, 7), (4, 1, 3), (1, 3, 4), (3, 4, 5), (2, 6, 7)])
