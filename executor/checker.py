@@ -166,7 +166,7 @@ def prove(flavour: Flavour[C], max_paths: int) -> list[PathProof[C]]:
                 raise
             return None
         checker.results = result_bytes(results)
-        return Reference(run.reached, run.taken, checker, frozenset(run.mixed))
+        return Reference(run.reached, run.taken, checker, frozenset(run.mixed), run.ways)
 
     def planned(forced: Forced, ref: Reference[Checker]) -> PathProof[C]:
         expected = ref.run

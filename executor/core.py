@@ -26,6 +26,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError, locate
 
+from .paths import Forced
 from .resources import Limits
 
 Step = Callable[..., None]
@@ -150,30 +151,38 @@ class Program:
 
 class Core:
     """One run of a program: its limits, the blocks it runs, counted against ``max_ops``, and the
-    way each branch op went (:meth:`branch`). Each flavour's machine adds its values' storage
+    way each branch op went (:meth:`choose`). Each flavour's machine adds its values' storage
     and what it checks."""
 
     def __init__(self, program: Program, *, seed: int = 0, limits: Limits = Limits(),
-                 branches: dict[Operation, bool] | None = None):
-        """``branches``: branch ops forced (True: the first region), the others' conditions decide."""
+                 branches: Forced | None = None):
+        """``branches``: branch ops forced, to the region they run (:data:`.paths.Forced`); the
+        others' conditions decide."""
         self.program, self.seed, self.limits = program, seed, limits
         self.ops = 0
-        self.branches: dict[Operation, bool] = branches or {}
+        self.branches: Forced = branches or {}
         self.reached: list[Operation] = []  # branch ops reached, in first-reach order (:mod:`.paths`)
-        self.taken: dict[Operation, bool] = {}  # the way each went first
-        self.mixed: set[Operation] = set()  # those that went both ways
+        self.taken: dict[Operation, int] = {}  # the way (region) each went first
+        self.ways: dict[Operation, int] = {}  # how many ways each can go
+        self.mixed: set[Operation] = set()  # those that went several ways
 
-    def branch(self, op: Operation, natural: bool) -> bool:
-        """The way branch ``op`` goes (True: its first region): forced, else ``natural``; the way
-        it goes first, and whether it goes both ways, are recorded for the path enumeration."""
+    def choose(self, op: Operation, natural: int, ways: int) -> int:
+        """The region branch ``op`` runs, of its ``ways``: forced, else ``natural``; the way it
+        goes first, and whether it goes several ways, are recorded for the path enumeration."""
         way = self.branches.get(op, natural)
         first = self.taken.get(op)
         if first is None:
             self.taken[op] = way
+            self.ways[op] = ways
             self.reached.append(op)
         elif first != way:
             self.mixed.add(op)
         return way
+
+    def branch(self, op: Operation, natural: bool) -> bool:
+        """Whether two-way branch ``op`` (an ``if``) runs its first region: :meth:`choose` of
+        its ``natural`` way."""
+        return self.choose(op, 0 if natural else 1, 2) == 0
 
     def count(self, n: int, op: Operation | None) -> None:
         self.ops += n

@@ -33,6 +33,7 @@ from .core import Core, Program
 from .data import global_bytes, input_bytes
 from .memopt_ops import MEMOPT, UNDEFINED, Body
 from .memory import value_name
+from .paths import Forced
 from .resources import Limits
 
 
@@ -87,9 +88,9 @@ class Interpreter(Core):
     interpreter core."""
 
     def __init__(self, module: ModuleOp, memory, observer: Observer | None = None, seed: int = 0,
-                 branches: dict[Operation, bool] | None = None, *, limits: Limits = Limits(),
+                 branches: Forced | None = None, *, limits: Limits = Limits(),
                  program: Program | None = None):
-        """``branches``: ``if`` ops whose branch is forced (True: then) instead of chosen by
+        """``branches``: ``if`` ops whose branch is forced (0: then) instead of chosen by
         their condition, to prove a plan on paths the generated inputs do not select; every
         ``if`` the run reaches is recorded (:meth:`.core.Core.branch`). ``program``:
         ``module`` compiled with the dialect's op table, shared by the runs of a check."""

@@ -253,10 +253,9 @@ def scf_index_switch(c: Compiler, op: Operation):
 
     def step(m: Machine, frame, op=op):
         k = int(frame[arg])
-        natural = runners[cases.index(k)] if k in cases else default
-        # its two ways, for forcing: a case (forced: the first) or the default
-        way = m.branch(op, natural is not default)
-        run = natural if op not in m.branches else runners[0] if way and runners else default
+        # its ways, for forcing: each case in order, then the default
+        way = m.choose(op, cases.index(k) if k in cases else len(cases), len(cases) + 1)
+        run = runners[way] if way < len(runners) else default
         bind(frame, results, run(m, frame))
     return step
 

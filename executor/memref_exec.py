@@ -14,10 +14,10 @@ ops and bodies, scalar arithmetic, loops, calls: see the ``memref_*`` modules, a
   return the same results.
 
 With ``scf.if``/``affine.if``/``scf.index_switch`` in the function, the pair of runs is repeated
-on other paths, each branch reached forced the other way (:mod:`.paths`; a switch goes one of two
-ways there: a case, the first when forced, or its default), so both sides of every branch run
-against the plan. A forced path the program cannot take (its unplanned run fails: an assertion,
-an index out of bounds, a loop that never ends) proves nothing and is skipped.
+on other paths, each branch reached forced each other way (:mod:`.paths`; a switch to each of its
+cases and its default), so every side of every branch runs against the plan. A forced path the
+program cannot take (its unplanned run fails: an assertion, an index out of bounds, a loop that
+never ends) proves nothing and is skipped.
 
 The driver and the checker are the memopt dialect's too (:mod:`.checker`): this module says only
 how an upstream function runs and words its messages.
@@ -78,7 +78,7 @@ class Upstream(Flavour[Machine]):
 def check_memref_function(module: ModuleOp, f: func.FuncOp, seed: int = 0, *, limits: Limits = Limits(),
                           shapes: dict | None = None, max_paths: int = 64) -> CheckReport:
     """Run ``f`` with its arena views unplanned and planned, on up to ``max_paths`` paths (each
-    branch reached forced both ways, :mod:`.paths`); raise a located MemoptError at the first
+    branch reached forced every way, :mod:`.paths`); raise a located MemoptError at the first
     buffer whose bytes differ (see the module docstring). The report counts buffer writes as its
     productions and the function's arena views."""
     proven = prove(Upstream(Program(module, MEMREF), f, seed, limits, shapes), max_paths)

@@ -1,12 +1,13 @@
-"""Which execution paths a proof by execution runs: each branch reached forced both ways.
+"""Which execution paths a proof by execution runs: each branch reached forced every way.
 
 A plan must hold whichever way a branch goes, but one run follows only the way its inputs select. So
 a proof runs the function on several paths, enumerated here for both IR flavours (by the driver of
 :mod:`.checker`): the first run follows the conditions; then each branch op that run reached and
-chose freely is forced the other way, keeping the choices made before it (both runs of a comparison
-force the same ops), breadth-first, until every path is covered or ``max_paths`` were proven. A
-forced op takes the same branch every time it runs (in every iteration of a loop around it); an op
-the first run took both ways (in a loop) is forced both ways, and that run is a path of its own
+chose freely is forced each other way, keeping the choices made before it (both runs of a comparison
+force the same ops), breadth-first, until every path is covered or ``max_paths`` were proven. The
+ways of a branch op are its regions: an ``if`` goes two ways, a switch one per case and its default.
+A forced op takes the same way every time it runs (in every iteration of a loop around it); an op
+the first run took several ways (in a loop) is forced every way, and that run is a path of its own
 (:attr:`Reference.mixed`).
 
 Forcing is sound for a memory proof — where data lives does not depend on what it is — but a
@@ -18,13 +19,14 @@ choices are one path, proven once.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 from xdsl.ir import Operation
 
-Forced = dict[Operation, bool]
-"""Branch ops forced, and which way (True: the first region, ``then``)."""
+Forced = dict[Operation, int]
+"""Branch ops forced, and which way: the index of the region they run (0: the first, an ``if``'s
+``then``, a switch's first case; a switch's default is the way after its cases)."""
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -36,13 +38,15 @@ class Reference(Generic[R]):
     each went first, and what the planned run will be compared with."""
 
     reached: Sequence[Operation]
-    taken: Mapping[Operation, bool]
+    taken: Mapping[Operation, int]
     run: R
     mixed: frozenset[Operation] = frozenset()
-    """The ops it took both ways (each time it reached them, the way its condition said)."""
+    """The ops it took several ways (each time it reached them, the way its condition said)."""
+    ways: Mapping[Operation, int] = field(default_factory=dict)
+    """How many ways each op reached can go (absent: two, an ``if``)."""
 
     def path(self) -> tuple:
-        """What tells this path from another: the way each op reached went (None: both ways)."""
+        """What tells this path from another: the way each op reached went (None: several ways)."""
         return tuple((id(op), None if op in self.mixed else self.taken[op]) for op in self.reached)
 
 
@@ -74,15 +78,15 @@ def explore(reference: Callable[[Forced], Reference[R] | None], prove: Callable[
 
 
 def _flips(forced: Forced, ref: Reference) -> list[Forced]:
-    """Each op the run chose freely forced the other way (both ways when it went both), the free
-    choices before it kept."""
+    """Each op the run chose freely forced each other way, in region order (every way when it
+    went several), the free choices before it kept."""
     out = []
     for op in ref.reached:
         if op not in forced:
             first = ref.taken[op]
             if op in ref.mixed:
                 out.append({**forced, op: first})
-            out.append({**forced, op: not first})
+            out += [{**forced, op: way} for way in range(ref.ways.get(op, 2)) if way != first]
             forced = {**forced, op: first}
     return out
 

@@ -525,7 +525,7 @@ def test_check_proves_the_branch_the_inputs_do_not_select(seed):
     probe = Interpreter(m, Unplanned(), None, seed)
     probe.run(f)
     if_op = next(op for op in f.body.walk() if isinstance(op, IfOp))
-    untaken = if_op.else_region if probe.taken[if_op] else if_op.then_region
+    untaken = if_op.else_region if probe.taken[if_op] == 0 else if_op.then_region  # 0: then
     first = next(iter(untaken.blocks[0].ops))  # its first op's result goes over %a, still read later
     a_off = next(op for op in f.body.walk() if op.results and op.results[0].name_hint == "a").attributes[
         "memopt.offsets"].get_values()[0]
