@@ -9,7 +9,8 @@ their ``dense`` value or bytes seeded by their name (see :mod:`memopt.executor.d
 are printed one line each with a digest of their bytes, so runs can be compared textually.
 
 ``--check`` runs every planned function (or ``--func``) unplanned and in its arena (DMA landing
-at start and at wait, for a function that moves weights by DMA), on every execution path — each ``if`` forced both ways, up to
+at start and at wait, for a function that moves weights by DMA), on every execution path — each
+``if`` forced both ways, each ``scf.index_switch`` to each case and its default, up to
 ``--max-paths`` paths, reported as ``paths K/N`` — and fails, exit 1, on the first tensor that
 differs::
 
@@ -49,7 +50,8 @@ def _parser() -> ArgParser:
     p.add_argument("--func", default=None, help="function to run (default: @main, else the first)")
     p.add_argument("--seed", type=int, default=0, help="seed of the generated inputs (default 0)")
     p.add_argument("--max-paths", type=int, default=64,
-                   help="--check: execution paths to prove at most (every if forced both ways; default 64)")
+                   help="--check: execution paths to prove at most (every if forced both ways, every switch "
+                        "to each case; default 64)")
     p.add_argument("--max-bytes", type=int, default=None,
                    help="refuse runs needing more storage than this many bytes (default 1 GiB)")
     p.add_argument("--max-ops", type=int, default=None,
