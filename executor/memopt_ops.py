@@ -175,7 +175,7 @@ def if_op(c: Compiler, op: IfOp) -> Step:
 
     def step(m, frame):
         data = m.read(frame, cond, op.cond, op)
-        taken = m.branch(op, m.branches[op] if op in m.branches else truth(data, op.cond.type))
+        taken = m.branch(op, truth(data, op.cond.type))  # a forced if goes the forced way
         body = then if taken else other
         datas = m.run_body(body, frame) if body is not None else []
         m.bind(frame, op, datas, op.results, results)
