@@ -25,7 +25,7 @@ turn too (:data:`PIVOTS`; a maximum that stacks almost the same buffers as a hig
 skipped, :data:`SAME_PIVOT`), each with a few runs (:data:`PIVOT_RUNS`, the critical stack among
 the first), and the lowest plan is kept.
 
-Last, while the plan is still above the bound, the sides of each pivot's critical stack are
+Last, while the plan is still above the bound, the sides of each pivot's ``close`` stack are
 filled lowest first (:mod:`memopt.planning.lowest_first`, :data:`LOWEST_RUNS`): the buffer that
 can go lowest goes next, so the holes near the stack are filled as the placement reaches them.
 """
@@ -44,15 +44,22 @@ from .problem import Problem, Solution, align_up
 from .skyline import skyline_offsets
 from .strategy import Strategy
 
-STACKS = ("end", "start", "halfway", "critical")
+STACKS = ("end", "start", "halfway", "critical", "close", "tight")
 """How the pivot's buffers are stacked, bottom first: by latest end (the right side sees a
 staircase), by start (the left side does), by the mean of the two ranks, or ``critical``: by
 the near-peak steps each lives through (:func:`near_peak_steps`), most first, latest end first
 on ties — at every step near the bound the buffers live there then tend to form a bottom block,
-which the start and end orders promise only on one side of the pivot."""
+which the start and end orders promise only on one side of the pivot; ``close`` and ``tight``:
+the same by the steps nearer the peak still (:data:`NEAR`), for the lowest-first fills."""
 
-NEAR_PEAK = 0.02
-"""A step is near the peak when its live bytes are within this fraction of the highest."""
+NEAR = {"critical": 0.02, "close": 0.005, "tight": 0.002}
+"""How near the peak a step must be (its live bytes within this share of the highest) to count
+for each near-peak stack of :data:`STACKS`. Why three: the first fits leave holes of whole
+tenths of a percent, which any step within a few percent of the peak may lack room for
+(``critical``); the lowest-first fills leave fewer, and the steps that decide whether one more
+costs height are those within half a percent (``close``) or, where many steps come that near,
+the very tightest few (``tight``): counting them all would rank the buffers by how long they
+live near the peak rather than by those steps."""
 
 FILL_KEYS: dict[str, Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]] = {
     "size": lambda sizes, starts, ends, dist: -sizes,
@@ -74,17 +81,18 @@ RUNS = (
     ("critical", "skyline-duration"), ("end", "area"), ("critical", "area"), ("start", "area"), ("halfway", "area"),
     ("end", "outward"), ("start", "outward"), ("halfway", "outward"), ("critical", "outward"),
 )
-"""Every (stack, fill) pair, in the order they are run while the work lasts: the stack by latest
-end with the first fit largest-first and the skyline by area, the other stacks largest-first,
-then the critical stack (on large training traces the first few reach about what all of them
-reach), the cheaper skyline fills before the remaining first fits."""
+"""Every (stack, fill) pair of the first four stacks, in the order they are run while the work
+lasts: the stack by latest end with the first fit largest-first and the skyline by area, the
+other stacks largest-first, then the critical stack (on large training traces the first few
+reach about what all of them reach), the cheaper skyline fills before the remaining first
+fits."""
 
 WORK = 360_000_000
 """Work the strategy may spend, in :func:`first_fit_work` units (about three and a half
 seconds): every run :func:`runs` schedules up to several thousand buffers of a training trace,
 the first ones that fit the work on larger problems; the first run always."""
 
-LOWEST_RUNS = (("critical", "outward"), ("critical", "inward"))
+LOWEST_RUNS = (("close", "outward"), ("close", "inward"))
 """Lowest-first fills (:mod:`memopt.planning.lowest_first`, ``lowest-<sweep>`` fills, ties
 broken by :meth:`_Peak.sweep`) of every pivot: the peak's, then the peak's
 :data:`PEAK_LOWEST_RUNS`, then the other pivots' one by one; run after every other run, in this
@@ -98,6 +106,10 @@ PEAK_LOWEST_RUNS = (("start", "inward"), ("end", "outward"))
 """The lowest-first fills of the peak's start and end stacks, after the peak's
 :data:`LOWEST_RUNS` and before the other pivots'. Why that early: the peak is the step at the
 bound, and where the other pivots' fills win, they win by less."""
+
+TIGHT_LOWEST_RUNS = (("tight", "outward"), ("tight", "inward"))
+"""The lowest-first fills of the peak's ``tight`` stack, after every other pivot's: the last
+tried, where a plan still misses the bound."""
 
 LOWEST_WORK = 2_700_000_000
 """Work the lowest-first fills may spend together, in :func:`lowest_first`'s units (about two
@@ -160,13 +172,14 @@ def pivot_steps(problem: Problem, k: int = PIVOTS) -> list[int]:
     return [t for t, _ in kept]
 
 
-def near_peak_steps(problem: Problem) -> np.ndarray:
-    """Per buffer, how many of the steps it lives through are near the peak (:data:`NEAR_PEAK`)."""
+def near_peak_steps(problem: Problem, near: float = NEAR["critical"]) -> np.ndarray:
+    """Per buffer, how many of the steps it lives through are within ``near`` of the peak (a
+    share of it)."""
     times, live = live_profile(problem)
     if not len(live):
         return np.zeros(len(problem), np.int64)
-    near = np.where(live >= (1 - NEAR_PEAK) * live.max(), np.diff(times, append=times[-1]), 0)
-    before = np.concatenate(([0], np.cumsum(near)))  # near-peak steps before each time
+    close = np.where(live >= (1 - near) * live.max(), np.diff(times, append=times[-1]), 0)
+    before = np.concatenate(([0], np.cumsum(close)))  # near-peak steps before each time
     return before[np.searchsorted(times, problem.ends)] - before[np.searchsorted(times, problem.starts)]
 
 
@@ -180,8 +193,8 @@ def runs(problem: Problem) -> list[tuple[int, str, str]]:
     """(pivot step, stack, fill) triples to run: the peak's first five of :data:`RUNS`, the
     :data:`PIVOT_RUNS` of each other pivot, the peak's rest — the first always, each later one
     when the rest of :data:`WORK` pays for it — then the peak's :data:`LOWEST_RUNS` and
-    :data:`PEAK_LOWEST_RUNS` and the other pivots' :data:`LOWEST_RUNS`, which
-    :func:`peak_stack_offsets` runs while their own work lasts."""
+    :data:`PEAK_LOWEST_RUNS`, the other pivots' :data:`LOWEST_RUNS` and the peak's
+    :data:`TIGHT_LOWEST_RUNS`, which :func:`peak_stack_offsets` runs while their own work lasts."""
     n = len(problem)
     cost = {"first-fit": max(first_fit_work(problem), FIRST_FIT_FLOOR * n), "skyline": SKYLINE_WORK * n}
     peak, *others = pivot_steps(problem)
@@ -196,6 +209,7 @@ def runs(problem: Problem) -> list[tuple[int, str, str]]:
             left -= price
             out.append((t, stack, fill))
     lowest = [(peak, *r) for r in LOWEST_RUNS + PEAK_LOWEST_RUNS] + [(t, *r) for t in others for r in LOWEST_RUNS]
+    lowest += [(peak, *r) for r in TIGHT_LOWEST_RUNS]
     return out + [(t, stack, f"lowest-{sweep}") for t, stack, sweep in lowest]
 
 
@@ -232,8 +246,8 @@ class _Peak:
     def stack(self, order: str) -> list[int]:
         """The pivot's buffers, bottom first, in the stack ``order`` (see :data:`STACKS`)."""
         by_start, by_end = _ranks(self.starts[self.peak]), _ranks(-self.ends[self.peak])
-        if order == "critical":
-            near = near_peak_steps(self.problem)[self.peak]
+        if order in NEAR:
+            near = near_peak_steps(self.problem, NEAR[order])[self.peak]
             return self.peak[np.lexsort((self.peak, by_end, -near))].tolist()
         key = {"end": by_end, "start": by_start, "halfway": (by_start + by_end) / 2}[order]
         return self.peak[np.lexsort((self.peak, key))].tolist()

@@ -9,7 +9,7 @@ from hypothesis import given, settings, strategies as st
 from memopt.planning.bounds import lower_bound
 from memopt.planning.firstfit import first_fit_work
 from memopt.planning.peak_stack import (
-    FILLS, LOWEST_RUNS, PEAK_LOWEST_RUNS, PIVOT_RUNS, RUNS, STACKS, PeakStack, _Peak, near_peak_steps, peak_stack_offsets, pivot_steps,
+    FILLS, LOWEST_RUNS, PEAK_LOWEST_RUNS, PIVOT_RUNS, RUNS, STACKS, TIGHT_LOWEST_RUNS, PeakStack, _Peak, near_peak_steps, peak_stack_offsets, pivot_steps,
     runs,
 )
 from memopt.planning.problem import Buffer, Overwrite, Problem
@@ -35,6 +35,7 @@ def _lowest(pivots: list[int]) -> list[tuple[int, str, str]]:
     """The lowest-first runs :func:`runs` schedules for ``pivots`` (the peak first)."""
     every = [(pivots[0], stack, sweep) for stack, sweep in LOWEST_RUNS + PEAK_LOWEST_RUNS]
     every += [(t, stack, sweep) for t in pivots[1:] for stack, sweep in LOWEST_RUNS]
+    every += [(pivots[0], stack, sweep) for stack, sweep in TIGHT_LOWEST_RUNS]
     return [(t, stack, f"lowest-{sweep}") for t, stack, sweep in every]
 
 
@@ -83,10 +84,11 @@ def test_a_maximum_stacking_almost_the_buffers_of_a_higher_one_is_no_pivot():
     assert pivot_steps(_problem(rows[-12:])) == [2, 5, 10]  # alone, the small buffers differ
 
 
-def test_near_peak_steps_count_the_steps_within_two_percent_of_the_peak():
-    # live bytes per step: 100 (0-1), 99 (2-3), 50 (4-5), 98 (6), 97 (7-9): near the peak at 0-3 and 6
-    p = _problem([(50, 0, 10), (50, 0, 2), (49, 2, 4), (48, 6, 7), (47, 7, 10)])
-    assert near_peak_steps(p).tolist() == [5, 2, 2, 1, 0]
+def test_near_peak_steps_count_the_steps_within_a_share_of_the_peak():
+    # live bytes per step: 1000 (0-1), 997 (2-3), 500 (4-5), 996 (6), 985 (7-9)
+    p = _problem([(500, 0, 10), (500, 0, 2), (497, 2, 4), (496, 6, 7), (485, 7, 10)])
+    assert near_peak_steps(p).tolist() == [8, 2, 2, 1, 3]  # within 2 %: every step but 4-5
+    assert near_peak_steps(p, 0.005).tolist() == [5, 2, 2, 1, 0]
 
 
 def test_the_critical_stack_puts_the_buffers_living_through_more_near_peak_steps_lower():
@@ -100,6 +102,16 @@ def test_the_critical_stack_puts_the_buffers_living_through_more_near_peak_steps
     # a tie in near-peak steps goes to the latest end, as in the end order
     tie = _Peak(_problem([(10, 0, 12), (10, 4, 6), (10, 4, 12), (91, 0, 1)]), 5)
     assert tie.stack("critical") == [0, 2, 1]
+
+
+def test_the_close_and_tight_stacks_count_only_the_steps_nearer_the_peak():
+    # a and b at the pivot (step 5); live bytes 997 at steps 1-3 (a), 999 at 9-10 (b), 1000 at 13
+    p = _problem([(100, 0, 8), (100, 4, 12), (897, 1, 4), (899, 9, 11), (1000, 13, 14)])
+    assert near_peak_steps(p, 0.005)[:2].tolist() == [3, 2]
+    assert near_peak_steps(p, 0.002)[:2].tolist() == [0, 2]
+    peak = _Peak(p, 5)
+    assert peak.stack("close") == [0, 1]
+    assert peak.stack("tight") == [1, 0]
 
 
 buffers = st.lists(
@@ -150,7 +162,7 @@ def test_best_runs_it_past_the_descent_only(monkeypatch):
 def test_runs_cover_every_pair_and_shrink_with_the_work(monkeypatch):
     import memopt.planning.peak_stack as peak_stack
 
-    assert sorted(RUNS) == sorted((stack, fill) for fill in FILLS for stack in STACKS)
+    assert sorted(RUNS) == sorted((stack, fill) for fill in FILLS for stack in STACKS[:4])
     tiny = _problem(HOLE_AT_PEAK)
     peak, *others = pivot_steps(tiny)
     lowest = _lowest([peak, *others])
