@@ -344,7 +344,7 @@ def model_tables(cache: str) -> None:
     from xdsl.printer import Printer
 
     from memopt.importers.api import import_model
-    from memopt.passes.rematerialize import remat_graph
+    from memopt.passes.remat_trace import remat_graph
 
     for path in models.fetch(pathlib.Path(cache)):
         try:

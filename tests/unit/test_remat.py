@@ -20,7 +20,8 @@ from memopt.diagnostics import MemoptError
 from memopt.executor import check_function, run_function
 from memopt.executor.graphgen import GenConfig, generate
 from memopt.passes.plan_memory import PlanMemoryPass
-from memopt.passes.rematerialize import RematerializeMemoryPass, remat_graph
+from memopt.passes.remat_trace import remat_graph
+from memopt.passes.rematerialize import RematerializeMemoryPass
 from memopt.planning.remat import (
     HEURISTICS, RematError, RematGraph, RematOp, live_peak, rematerialize, schedule_peak, simulate_eager,
     smallest_budget, working_set_bound,

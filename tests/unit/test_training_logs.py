@@ -14,7 +14,7 @@ from memopt.api import context
 from memopt.dialects.memopt import ComputeOp
 from memopt.executor import check_function
 from memopt.passes.plan_memory import PlanMemoryPass
-from memopt.passes.rematerialize import remat_graph
+from memopt.passes.remat_trace import remat_graph
 from memopt.planning.remat import RematGraph, RematOp, live_peak
 from memopt.planning.training_logs import LOGS, SMALL, TrainingLog, logs_to_mlir
 
