@@ -6,11 +6,10 @@ tensor results, ``memopt.arg_offsets`` on the function, ``memopt.plan = #memopt.
 the arena size, the lower bound and the strategy, ``memopt.numbering`` for the control-flow
 numbering, ``memopt.lower_bound_inplace``, ``memopt.memories`` for the arenas of off-chip
 memories, and ``memopt.onchip_offset``/``memopt.onchip_size`` for the DMA staging buffers.
-Here, below the passes and the executor, because both read them, and imported by the two readers
-only (a contract in ``pyproject.toml``): the plan reader
-(:func:`memopt.passes.plan_io.read_function_plan`, which ``verify-plan``, the report and the pools
-use) buffer by buffer, and the value-level reader (:mod:`memopt.dialects.written_plan`, which the
-executor, the API and the staging layout use) value by value.
+Here, below the passes and the executor, because both read them, through the dialect's one plan
+reader (:mod:`memopt.dialects.written_plan`), over which the plan model
+(:func:`memopt.passes.plan_io.read_function_plan`) is built. Only that reader and the writer
+import this module (a contract in ``pyproject.toml``), the writer for what it writes.
 """
 
 from __future__ import annotations

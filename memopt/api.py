@@ -14,9 +14,9 @@ Two ways in, for a flow that already holds an xDSL ``ModuleOp`` (memopt's dialec
 :func:`context` is an xDSL ``Context`` with every dialect memopt reads, for flows that parse text.
 The plan is read back from the IR the passes wrote, never recomputed: on upstream IR by the one
 reader of upstream plans (:func:`~memopt.passes.upstream_plan_io.read_upstream_plan`: the arena
-views and their offsets, every memory space's arena), on memopt's dialect by its value-level plan
-reader (:func:`~memopt.dialects.written_plan.read_written_plan`: the arena size, bounds and
-strategy, and the offsets of every value, aliases included).
+views and their offsets, every memory space's arena), on memopt's dialect by its one plan reader
+(:func:`~memopt.dialects.written_plan.read_written_plan`: the arena size, bounds and strategy, and
+the offsets of every value, aliases included).
 """
 
 from __future__ import annotations

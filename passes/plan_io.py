@@ -1,19 +1,20 @@
-"""The memopt dialect's plan: its one writer, and its one reader into the plan model.
+"""The memopt dialect's plan: its one writer, and the plan model built over its one reader.
 
-A plan lives in discardable attributes, so any later pass or tool can read it back (through a
-reader: no other module names or decodes them, a contract in ``pyproject.toml``):
+A plan lives in discardable attributes, so any later pass or tool can read it back:
 ``memopt.offsets`` on every op with arena-resident tensor results (one entry per result, -1 for
 results that take no arena space, e.g. off-chip weights), ``memopt.arg_offsets`` on the function
 for its arguments, ``memopt.plan = #memopt.plan<...>`` on the function for the arena size,
 the lower bound and the strategy that produced it, and ``memopt.numbering`` for the
 control-flow numbering it is valid in (a field of its own: never derived from the strategy).
-:func:`write_plan` writes them; :func:`read_function_plan` reads them back, with the lifetimes
-the plan's numbering gives, into a :class:`~memopt.planning.function_plan.Plan` — what
-``verify-plan``, the report and the pools read. The DMA staging buffers' on-chip places and the capacity they
-were placed for are written here too (:func:`write_staging`, :func:`write_capacity`), placed by
-:mod:`memopt.passes.dma_layout`. The attributes are decoded by :mod:`memopt.dialects.plan_attrs`;
-reading them value by value, with no lifetimes (what the executor and the API need), is
-:mod:`memopt.dialects.written_plan`.
+:func:`write_plan` writes them, and the DMA staging buffers' on-chip places and the capacity they
+were placed for (:func:`write_staging`, :func:`write_capacity`, placed by
+:mod:`memopt.passes.dma_layout`). The attributes are decoded by :mod:`memopt.dialects.plan_attrs`
+and read by one reader, :mod:`memopt.dialects.written_plan`, which gives the recorded numbers as
+written (what the executor and the API run); this module imports the names and the decoder only
+for what it writes (a contract in ``pyproject.toml``). :func:`read_function_plan` builds the plan
+model over that reader — its recorded numbers and the lifetimes the plan's numbering gives — into
+a :class:`~memopt.planning.function_plan.Plan`: what ``verify-plan``, the report and the pools
+read.
 """
 
 from __future__ import annotations
@@ -32,10 +33,8 @@ from memopt.dialects.plan_attr_names import (
     ARG_OFFSETS_ATTR, CAPACITY_ATTR, LB_INPLACE_ATTR, MEMORIES_ATTR, NUMBERING_ATTR, OFFSETS_ATTR, ONCHIP_OFFSET_ATTR,
     ONCHIP_SIZE_ATTR, PLAN_ATTR,
 )
-from memopt.dialects.plan_attrs import (
-    NO_OFFSET, lower_bound_inplace, memory_sizes, offchip_memories, offsets_attr, onchip_size, placed_staging, plan_attr,
-    plan_numbering,
-)
+from memopt.dialects.plan_attrs import NO_OFFSET, memory_sizes
+from memopt.dialects.written_plan import WrittenPlan, offchip_memories, onchip_size, placed_staging, read_written_plan
 from memopt.passes.lifetime import FunctionLifetimes, analyze_function
 from memopt.planning import Solution
 from memopt.planning.function_plan import Arena, Plan, Staging
@@ -130,18 +129,17 @@ def read_function_plan(f: func.FuncOp, *, memories: bool = True) -> ReadPlan:
     """The plan of ``f`` read back: each arena's buffers with their lifetimes in the numbering the
     plan records, and their offsets (the off-chip memories' arenas too, unless ``memories`` is
     false). A missing, malformed or inconsistent attribute is a located :class:`MemoptError`."""
-    attr = plan_attr(f)
-    numbering = plan_numbering(f)
+    written = read_written_plan(f)
+    numbering = written.numbering()
     onchip = analyze_function(f, mode=numbering, inplace=True, alignment=1)
-    arenas = [_arena(onchip)]
+    arenas = [_arena(onchip, written)]
     if memories:
-        for memory in offchip_memories(f):
-            arenas.append(_arena(analyze_function(f, mode=numbering, inplace=False, alignment=1, memory=memory)))
-    module = f.parent_op()
-    staging, total = read_staging(module) if module is not None else ((), None)
+        for memory in written.offchip_memories():
+            lt = analyze_function(f, mode=numbering, inplace=False, alignment=1, memory=memory)
+            arenas.append(_arena(lt, written))
     plan = MemoptPlan(
-        f.sym_name.data, tuple(arenas), attr.strategy.data, attr.arena_size.data, attr.lower_bound.data,
-        lower_bound_inplace(f), numbering, staging, total,
+        f.sym_name.data, tuple(arenas), written.strategy, written.arena_size, written.lower_bound,
+        written.lower_bound_inplace(), numbering, written.placed_staging(), written.onchip_size(),
     )
     return ReadPlan(plan, onchip)
 
@@ -153,18 +151,19 @@ def read_staging(module: Operation) -> tuple[tuple[Staging, ...], int | None]:
     return placed_staging(module), onchip_size(module)
 
 
-def _arena(lt: FunctionLifetimes) -> Arena[SSAValue]:
-    offsets, size, _ = read_plan(lt)
+def _arena(lt: FunctionLifetimes, written: WrittenPlan) -> Arena[SSAValue]:
+    offsets, size = read_plan(lt, written)
     return Arena(lt.memory or "", 0, size, size, lt.problem, tuple(offsets), tuple(lt.owner))
 
 
-def read_plan(lt: FunctionLifetimes) -> tuple[list[int], int, PlanAttr]:
-    """Offsets per buffer of ``lt.problem`` and the recorded arena size, from the attributes.
+def read_plan(lt: FunctionLifetimes, written: WrittenPlan | None = None) -> tuple[list[int], int]:
+    """Offsets per buffer of ``lt.problem`` and the recorded size of its arena, from the plan as
+    written (``written``: ``lt.func``'s, read here when not given).
 
     Raises a located :class:`MemoptError` for missing, malformed or inconsistent attributes.
     """
     f = lt.func
-    plan = plan_attr(f)
+    plan = written if written is not None else read_written_plan(f)
     buffer_offset: list[int | None] = [None] * len(lt.problem)
 
     def record(value, off: int, op: Operation) -> None:
@@ -184,28 +183,25 @@ def read_plan(lt: FunctionLifetimes) -> tuple[list[int], int, PlanAttr]:
 
     args = f.body.blocks[0].args
     if any(a in lt.storage_of for a in args):
-        for a, off in zip(args, offsets_attr(f, ARG_OFFSETS_ATTR, len(args))):
+        for a, off in zip(args, plan.arg_offsets()):
             record(a, off, f)
     for op in _ops_with_arena_results(lt):
-        for r, off in zip(op.results, offsets_attr(op, OFFSETS_ATTR, len(op.results))):
+        for r, off in zip(op.results, plan.result_offsets(op)):
             record(r, off, op)
     # Offsets on ops without arena results are not harmless noise: a reader would trust them.
     for op in walk(lt.func.body):
-        if OFFSETS_ATTR in op.attributes and not any(r in lt.storage_of for r in op.results):
+        if plan.has_result_offsets(op) and not any(r in lt.storage_of for r in op.results):
             if any(memory_of(r) != lt.memory for r in op.results):
                 continue  # another memory's tensor: its offset is in that memory's arena
-            for r, off in zip(op.results, offsets_attr(op, OFFSETS_ATTR, len(op.results))):
+            for r, off in zip(op.results, plan.result_offsets(op)):
                 record(r, off, op)
     missing = [i for i, o in enumerate(buffer_offset) if o is None]
     if missing:
         raise MemoptError(f"no offset recorded for buffer '{lt.problem.buffers[missing[0]].id}'", f)
     offsets = [o for o in buffer_offset if o is not None]
     if lt.memory is not None:
-        sizes = memory_sizes(f)
-        if lt.memory not in sizes:
-            raise MemoptError(f"memory '{lt.memory}' has no arena size in '{MEMORIES_ATTR}'", f)
-        return offsets, sizes[lt.memory], plan
-    return offsets, plan.arena_size.data, plan
+        return offsets, plan.memory_size(lt.memory, f)
+    return offsets, plan.arena_size
 
 
 __all__ = [

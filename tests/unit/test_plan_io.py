@@ -2,11 +2,14 @@
 
 What plan-memory writes, the reader reads: offsets, sizes and bounds equal what the planner
 returned; the control-flow numbering is the plan's own field, never read from the strategy's
-name; an upstream plan's staging views are marked, not counted in its bound.
+name; an upstream plan's staging views are marked, not counted in its bound. The memopt
+dialect's model is the one reader's written plan with lifetimes, and its writer takes from the
+encoding only what it writes.
 """
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import pytest
@@ -17,6 +20,7 @@ from memopt.api import context
 from memopt.diagnostics import MemoptError
 from memopt.dialects.plan_attr_names import NUMBERING_ATTR, OFFSETS_ATTR
 from memopt.dialects.walk import walk
+from memopt.dialects.written_plan import read_written_plan
 from memopt.passes.insert_dma import InsertDmaPass
 from memopt.passes.plan_function import plan_function_memory
 from memopt.passes.plan_io import read_function_plan
@@ -130,3 +134,59 @@ def test_an_upstream_plan_marks_its_staging_buffers() -> None:
     assert plan.lower_bound == lower_bound(planned)
     assert plan.onchip_size == arena.size > (plan.arena_size or 0)
     assert not find_conflicts(arena.problem, arena.offsets, limit=1)
+
+
+SPILLED = """
+builtin.module attributes {memopt.onchip_size = 9728 : i64} {
+  memopt.global @w : tensor<128xf32>
+  memopt.dma_buffer @alloc0 size 512 {memopt.onchip_offset = 9216 : i64}
+  func.func @main(%x: tensor<256xf32>) -> tensor<256xf32> attributes {memopt.arg_offsets = array<i64: 0>, memopt.plan = #memopt.plan<arena_size = 9216, lower_bound = 9216, strategy = "sequential">, memopt.numbering = "joint", memopt.memories = {dram = 4096 : i64}, memopt.lower_bound_inplace = 8192 : i64} {
+    %a = memopt.compute "conv"(%x) {memopt.offsets = array<i64: 1024>} : (tensor<256xf32>) -> tensor<1024xf32>
+    %a.spill = memopt.copy %a to "dram" {memopt.offsets = array<i64: 0>} : tensor<1024xf32>
+    %b = memopt.compute "relu"(%a) {memopt.offsets = array<i64: 5120>} : (tensor<1024xf32>) -> tensor<1024xf32>
+    %c = memopt.compute "relu"(%b) {memopt.offsets = array<i64: 0>} : (tensor<1024xf32>) -> tensor<1024xf32>
+    %d = memopt.compute "relu"(%c) {memopt.offsets = array<i64: 4096>} : (tensor<1024xf32>) -> tensor<1024xf32>
+    %a.reload = memopt.copy %a.spill {memopt.offsets = array<i64: 0>} : tensor<1024xf32>
+    %e = memopt.compute "add"(%d, %a.reload) {memopt.offsets = array<i64: 8192>} : (tensor<1024xf32>, tensor<1024xf32>) -> tensor<256xf32>
+    func.return %e : tensor<256xf32>
+  }
+}
+"""
+"""A plan with a spill to "dram", a recorded in-place bound and a placed staging buffer."""
+
+
+def test_the_model_is_the_written_plan_with_lifetimes() -> None:
+    """Every number of the model is the one reader's (the plan as written), and every arena's
+    offsets are the values' written offsets, buffer by buffer."""
+    f = main(parse(SPILLED))
+    read = read_function_plan(f)
+    plan, written = read.plan, read_written_plan(f)
+    assert (plan.strategy, plan.arena_size, plan.lower_bound) == (written.strategy, written.arena_size,
+                                                                  written.lower_bound) == ("sequential", 9216, 9216)
+    assert plan.lower_bound_inplace == written.lower_bound_inplace() == 8192
+    assert plan.numbering == written.numbering() == "joint"
+    assert plan.staging == written.placed_staging() and [s.name for s in plan.staging] == ["alloc0"]
+    assert plan.onchip_size == written.onchip_size() == 9728
+    assert [a.memory for a in plan.arenas] == ["", *written.offchip_memories()] == ["", "dram"]
+    assert [a.size for a in plan.arenas] == [9216, written.memory_size("dram", f)] == [9216, 4096]
+    onchip = read.lifetimes
+    for value, off in written.value_offsets():
+        if value in onchip.storage_of:
+            b, rel = onchip.storage_of[value]
+            assert plan.arenas[0].offsets[b] + rel == off
+
+
+def _imported_names(tree: ast.Module, modules: set[str]) -> set[str]:
+    return {alias.asname or alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+            and node.module in modules for alias in node.names}
+
+
+def test_plan_io_takes_from_the_encoding_only_what_its_writer_writes() -> None:
+    """The memopt dialect's plan is read in one place (``dialects.written_plan``): every name
+    ``passes.plan_io`` imports from the attribute names or the decoder is used by a writer."""
+    tree = ast.parse((ROOT / "passes" / "plan_io.py").read_text())
+    names = _imported_names(tree, {"memopt.dialects.plan_attrs", "memopt.dialects.plan_attr_names"})
+    writers = [node for node in tree.body if isinstance(node, ast.FunctionDef)
+               and (node.name.startswith("write_") or node.name == "staging_unplaced")]
+    used = {n.id for w in writers for n in ast.walk(w) if isinstance(n, ast.Name)}
+    assert names and names <= used, names - used
