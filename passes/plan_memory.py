@@ -50,9 +50,10 @@ neither holds all of the other's conflicts, see :mod:`memopt.passes.lifetime`).
 Exported CSV rows carry the intervals of the numbering the layout was planned in (serial steps
 for ``serial``, joint steps otherwise).
 
-Two groups of modules are imported inside the methods that use them, for start-up: the upstream
-tracer and mutator (upstream functions only; they bring xDSL's ``affine``, ``arith`` and
-``bufferization`` dialects, about 0.1 s of a ``memopt-opt`` run) and :mod:`.fit_capacity`
+Upstream functions are planned by :mod:`.plan_upstream_functions`, memopt-dialect functions by
+:mod:`.plan_function`. Two modules are imported inside the methods that use them, for start-up:
+:mod:`.plan_upstream_functions` (upstream functions only; it brings the upstream tracer and mutator
+with xDSL's ``affine``, ``arith`` and ``bufferization`` dialects) and :mod:`.fit_capacity`
 (``spill=auto`` only; it brings the spill and remat planners and the executor).
 """
 
@@ -76,7 +77,7 @@ from memopt.passes.options import option
 from memopt.passes.plan_function import FunctionPlan, plan_function_memory
 from memopt.passes.plan_io import offchip_memories, write_inplace_bound, write_memory_plan, write_plan
 from memopt.passes.upstream_unsupported import refuse_memref, remark_no_effect
-from memopt.planning import PlanningError, Strategy, lower_bound, make_strategy, strategy_names, validate
+from memopt.planning import PlanningError, Strategy, make_strategy, strategy_names, validate
 from memopt.planning.csvio import write_rows
 from memopt.planning.latency import LatencyError, Target, load_target
 from memopt.planning.strategies import strategy_options
@@ -225,58 +226,16 @@ class PlanMemoryPass(ModulePass):
             rows += [(b.id, b.start, b.end, b.size, off, memory) for b, off in zip(lt.problem.buffers, solution.offsets)]
         return rows
 
-    def _plan_upstream(self, f, prefix: str, arena_mode: str) -> list[tuple]:
-        """A bufferized upstream function: tracer → planner → mutator (one arena, views).
-        A function planned before (``memopt.arena_size``) is left as it is: planning is idempotent."""
-        from memopt.passes.upstream_lifetime import analyze_upstream, memory_spaces  # upstream only (module docstring)
-        from memopt.passes.upstream_plan import write_space_plan, write_upstream_plan
-        from memopt.passes.upstream_plan_io import call_scratch, is_planned
-
-        if is_planned(f):
+    def _plan_upstream(self, funcs: list, target: Target) -> list[tuple]:
+        """Plan the upstream functions among ``funcs`` (:mod:`.plan_upstream_functions`); their
+        export rows, prefixed with the function's name when the module has several functions."""
+        upstream = [f for f in funcs if is_upstream(f)]
+        if not upstream:
             return []
+        from memopt.passes.plan_upstream_functions import UpstreamPlanner  # upstream only (module docstring)
 
-        rows: list[tuple] = []
-        # One arena per memory space (``memref<..., N>``), the default space's first.
-        for space in memory_spaces(f):
-            lt = analyze_upstream(f, call_scratch, space, self.alignment)
-            for alloc, why in lt.remarks:
-                sys.stderr.write(f"plan-memory: remark: {where(alloc)}'{alloc.name}' in '@{f.sym_name.data}' {why}\n")
-            problem = lt.problem
-            solution = self._strategy.plan(problem)
-            try:
-                validate(problem, solution)
-            except PlanningError as e:
-                raise MemoptError(f"internal error: strategy '{solution.strategy}' produced an invalid plan: {e}", f) from None
-            lb = lower_bound(problem)
-            if space == 0:
-                if self.capacity is not None and solution.height > self.capacity:
-                    raise MemoptError(
-                        f"arena of '@{f.sym_name.data}' needs {solution.height} bytes, over capacity {self.capacity} "
-                        f"(lower bound {lb})", f
-                    )
-                write_upstream_plan(lt, solution, lb, self.alignment, arena_mode)
-            else:
-                write_space_plan(lt, solution, space)
-            memory = self._target().onchip_name if space == 0 else f"space{space}"
-            rows += [(prefix + b.id, b.start, b.end, b.size, o, memory) for b, o in zip(problem.buffers, solution.offsets)]
-        return rows
-
-    def _plan_upstream_functions(self, funcs: list, prefixed: bool) -> list[tuple]:
-        """Callees before callers; a callee's arena is an argument its callers pass a slice of
-        their own arena for (:mod:`memopt.passes.upstream_calls`)."""
-        from memopt.passes.upstream_calls import called, callees_first  # upstream only (module docstring)
-        from memopt.passes.upstream_plan_io import arena_arg_index
-
-        inner = called(funcs)
-        rows: list[tuple] = []
-        for f in callees_first(funcs):
-            name = f.sym_name.data
-            mode = "arg" if name in inner else self.arena
-            rows += self._plan_upstream(f, prefix=f"{name}::" if prefixed else "", arena_mode=mode)
-            if name in inner and arena_arg_index(f) is not None:
-                sys.stderr.write(f"plan-memory: remark: {where(f)}'@{name}' is called by planned functions: its "
-                                 f"arena is now its last argument (memopt.arena_arg), which every caller passes\n")
-        return rows
+        planner = UpstreamPlanner(self._strategy, self.alignment, self.capacity, self.arena, target.onchip_name)
+        return planner.plan_functions(upstream, len(funcs) > 1)
 
     def _refuse_upstream(self, funcs: list) -> None:
         """``spill=auto`` rewrites memopt-dialect tensors only: on a memref program it would be
@@ -328,50 +287,58 @@ class PlanMemoryPass(ModulePass):
 
     def _run(self, op: builtin.ModuleOp) -> None:
         """Plan every function of ``op`` (``capacity``: the one to respect, see :meth:`_capacity`)."""
-        rows = []
-        arenas: list[int] = []
         funcs = planned_functions(op)
         self._refuse_upstream(funcs)
         self._remark_dialect_options(funcs)
         target = self._target()
-        rows += self._plan_upstream_functions([f for f in funcs if is_upstream(f)], len(funcs) > 1)
+        rows = self._plan_upstream(funcs, target)
+        arenas: list[int] = []
         for f in funcs:
             if is_upstream(f):
                 continue
-            fp = plan_function_memory(
-                f, self._strategy, control_flow=self.control_flow, inplace=self.inplace,
-                alignment=self.alignment,
-            )
-            lt, solution, lb = fp.lifetimes, fp.solution, fp.lower_bound
-            if self.capacity is not None and solution.height > self.capacity:
-                if self.spill == "off":
-                    raise MemoptError(
-                        f"arena of '@{f.sym_name.data}' needs {solution.height} bytes, over capacity "
-                        f"{self.capacity} (lower bound {lb}; spill=auto moves tensors off chip)", f,
-                    )
-                fp = self._fit(f, target, solution.height)
-                lt, solution, lb = fp.lifetimes, fp.solution, fp.lower_bound
-            write_plan(lt, solution, lb, fp.numbering)
-            arenas.append(solution.height)
-            memory_rows = self._plan_offchip(f)
-            write_inplace_bound(f, fp.lower_bound_inplace if lt.problem.overwrites else None)
             prefix = f"{f.sym_name.data}::" if len(funcs) > 1 else ""
-            onchip = target.onchip_name
-            rows += [
-                (prefix + b.id, b.start, b.end, b.size, off, onchip)
-                for b, off in zip(lt.problem.buffers, solution.offsets)
-            ]
-            rows += [(prefix + r[0], *r[1:]) for r in memory_rows]
+            function_rows, arena = self._plan_function(f, target, prefix)
+            rows += function_rows
+            arenas.append(arena)
         if self.export:
-            # The memory column appears when some tensor lives off chip (minimalloc's five
-            # columns otherwise, which every tool that reads them expects).
-            several = any(len(r) == 6 and r[5] != target.onchip_name for r in rows)
-            rows = [r if several else r[:5] for r in rows]
-            try:
-                with open(self.export, "w", encoding="utf-8") as out:
-                    out.write(write_rows(rows))
-            except OSError as e:
-                raise MemoptError(f"plan-memory: cannot write export file '{self.export}': {e.strerror}") from None
+            self._export(rows, target)
         # DMA staging buffers (insert-dma) are on-chip too: placed after the largest arena, and
         # the capacity limits the whole on-chip footprint, not just the arena.
         place_dma_buffers(op, self.alignment, self.capacity, arenas)
+
+    def _plan_function(self, f, target: Target, prefix: str) -> tuple[list[tuple], int]:
+        """Plan a memopt-dialect function (fitted to ``capacity`` when over it and ``spill=auto``)
+        and its off-chip memories, and write the plans; its export rows and its arena's size."""
+        fp = plan_function_memory(
+            f, self._strategy, control_flow=self.control_flow, inplace=self.inplace,
+            alignment=self.alignment,
+        )
+        lt, solution, lb = fp.lifetimes, fp.solution, fp.lower_bound
+        if self.capacity is not None and solution.height > self.capacity:
+            if self.spill == "off":
+                raise MemoptError(
+                    f"arena of '@{f.sym_name.data}' needs {solution.height} bytes, over capacity "
+                    f"{self.capacity} (lower bound {lb}; spill=auto moves tensors off chip)", f,
+                )
+            fp = self._fit(f, target, solution.height)
+            lt, solution, lb = fp.lifetimes, fp.solution, fp.lower_bound
+        write_plan(lt, solution, lb, fp.numbering)
+        memory_rows = self._plan_offchip(f)
+        write_inplace_bound(f, fp.lower_bound_inplace if lt.problem.overwrites else None)
+        rows = [(prefix + b.id, b.start, b.end, b.size, off, target.onchip_name)
+                for b, off in zip(lt.problem.buffers, solution.offsets)]
+        rows += [(prefix + r[0], *r[1:]) for r in memory_rows]
+        return rows, solution.height
+
+    def _export(self, rows: list[tuple], target: Target) -> None:
+        """Write ``rows`` to the ``export`` file as CSV. The memory column appears when some
+        tensor lives off chip (minimalloc's five columns otherwise, which every tool that reads
+        them expects)."""
+        several = any(len(r) == 6 and r[5] != target.onchip_name for r in rows)
+        rows = [r if several else r[:5] for r in rows]
+        assert self.export is not None
+        try:
+            with open(self.export, "w", encoding="utf-8") as out:
+                out.write(write_rows(rows))
+        except OSError as e:
+            raise MemoptError(f"plan-memory: cannot write export file '{self.export}': {e.strerror}") from None
