@@ -94,9 +94,10 @@ the first ones that fit the work on larger problems; the first run always."""
 
 LOWEST_RUNS = (("close", "outward"), ("close", "inward"))
 """Lowest-first fills (:mod:`memopt.planning.lowest_first`, ``lowest-<sweep>`` fills, ties
-broken by :meth:`_Peak.sweep`) of every pivot: the peak's, then the peak's
-:data:`PEAK_LOWEST_RUNS`, then the other pivots' one by one; run after every other run, in this
-order, while the plan is above the bound and :data:`LOWEST_WORK` lasts. Why: where a side is as
+broken by :meth:`_Peak.sweep`) of every pivot: the peak's first, then these of the other
+pivots, the peak's :data:`PEAK_LOWEST_RUNS` and :data:`TIGHT_LOWEST_RUNS`, each next one at the
+pivot where the plan so far is highest (:meth:`_Plans.next_lowest`); run after every other run
+while the plan is above the bound and :data:`LOWEST_WORK` lasts. Why: where a side is as
 tight as the pivot, first fit in any order fixed beforehand leaves holes near the stack that the
 side's later buffers needed; placing the buffer that can go lowest next fills each hole as the
 placement reaches it. Why every pivot: on traces with several steps near the bound, the pivot
@@ -104,23 +105,21 @@ whose sides the lowest-first fill packs is often not the peak."""
 
 PEAK_LOWEST_RUNS = (("start", "inward"), ("end", "outward"))
 """The lowest-first fills of the peak's start and end stacks, after the peak's
-:data:`LOWEST_RUNS` and before the other pivots'. Why that early: the peak is the step at the
-bound, and where the other pivots' fills win, they win by less."""
+:data:`LOWEST_RUNS`, before the other pivots' where the plan is as high at the peak as there."""
 
 TIGHT_LOWEST_RUNS = (("tight", "outward"), ("tight", "inward"))
-"""The lowest-first fills of the peak's ``tight`` stack, after every other pivot's: the last
-tried, where a plan still misses the bound."""
+"""The lowest-first fills of the peak's ``tight`` stack, the last of the peak's."""
 
 LOWEST_WORK = 2_700_000_000
 """Work the lowest-first fills may spend together, in :func:`lowest_first`'s units (about two
 seconds of CPU)."""
 
-LOWEST_GAP = 0.01
+LOWEST_GAP = 0.02
 """How far above the live bytes' peak (a share of it) a plan may be for the lowest-first fills to
-run. Why: they fill the holes a fixed order leaves near the stack, a few tenths of a percent on
-long-lived training traces; a plan whole percents above the peak is above it for another reason
-(a peak the sides cannot reach, as on traces whose bound is loose), and they would spend their
-work for nothing."""
+run. Why: they fill the holes a fixed order leaves near the stacks, from a few tenths of a
+percent to over one on long-lived training traces; a plan several percent above the peak is
+above it for another reason (a peak the sides cannot reach, as on traces whose bound is loose),
+and they would spend their work for nothing."""
 
 PIVOTS = 5
 """How many steps are tried as the one stacked (:func:`pivot_steps`): the peak, then the next
@@ -284,12 +283,13 @@ class _Peak:
 def peak_stack_offsets(problem: Problem, runs: list[tuple[int, str, str]]) -> list[int]:
     """The lowest plan over ``runs`` ((pivot step, stack, fill) triples), each side of a pivot
     taken from its lowest fill for that pivot and stack; the first plan at the lower bound ends
-    the runs (no plan is lower). The lowest-first fills run last, and
-    only while the plan is above the live bytes' peak, by at most :data:`LOWEST_GAP`, and
-    :data:`LOWEST_WORK` lasts: one that gives up on its work ends them, and so does one that
-    brings the plan to the peak."""
+    the runs (no plan is lower). The lowest-first fills run last, and only while the plan is
+    above the live bytes' peak, by at most :data:`LOWEST_GAP`, and :data:`LOWEST_WORK` lasts:
+    one that gives up on its work ends them, and so does one that brings the plan to the peak.
+    The first of them and those of its pivot and stack that follow it run first, the others in
+    the order :meth:`_Plans.next_lowest` picks."""
     plans = _Plans(problem, runs)
-    lowest = [r for r in runs if r[2].startswith("lowest-")]
+    lowest = [r for r in runs if r[2].startswith("lowest-")]  # pending, in the order to run
     bound = int(live_profile(problem)[1].max(initial=0))
     optimal = lower_bound(problem)
     for t, order, fill in (r for r in runs if not r[2].startswith("lowest-")):
@@ -298,8 +298,9 @@ def peak_stack_offsets(problem: Problem, runs: list[tuple[int, str, str]]) -> li
         if height <= optimal:
             return offsets.tolist()
     if lowest and (not plans.fills or bound < plans.best()[0] <= bound + bound * LOWEST_GAP):
-        left = LOWEST_WORK
-        for t, order, fill in lowest:
+        left, lead = LOWEST_WORK, lowest[0][:2]
+        while lowest:
+            t, order, fill = lowest.pop(0 if lowest[0][:2] == lead else plans.next_lowest(lowest))
             spent = plans.fill_lowest(t, order, fill.removeprefix("lowest-"), left, bound)
             if spent is None or plans.combined(t, order)[0] <= bound:
                 break
@@ -347,6 +348,15 @@ class _Plans:
             return None
         self.fills.setdefault((t, order), []).append(offsets)
         return spent
+
+    def next_lowest(self, pending: list[tuple[int, str, str]]) -> int:
+        """Which of the ``pending`` lowest-first fills runs next: the first of those whose pivot
+        step the lowest plan so far is highest at. Why: a fill packs the steps around its pivot
+        most tightly, and where the plan is already at the bound another fill of them gains
+        nothing."""
+        tops = self.best()[1] + self.problem.sizes.astype(np.int64)
+        height = {t: int(tops[self.peaks[t].at_peak].max(initial=0)) for t in dict.fromkeys(t for t, _, _ in pending)}
+        return min(range(len(pending)), key=lambda k: (-height[pending[k][0]], k))
 
     def _sides_at(self, t: int, order: str, bound: int) -> tuple[np.ndarray, np.ndarray]:
         """The stack's offsets with each side that a fill of it packs within ``bound`` copied

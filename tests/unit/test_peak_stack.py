@@ -68,6 +68,17 @@ def test_the_first_plan_at_the_bound_ends_the_runs(monkeypatch):
     assert ran == every[:reaching + 1]
 
 
+def test_the_next_lowest_first_fill_is_at_the_pivot_where_the_plan_is_highest():
+    from memopt.planning.peak_stack import _Plans
+
+    p = _problem([(4, 0, 2), (4, 3, 5)])  # two pivots, steps 0 and 3
+    pending = [(0, "close", "lowest-outward"), (3, "close", "lowest-outward"), (3, "close", "lowest-inward")]
+    plans = _Plans(p, pending)
+    for offsets, first in (([0, 6], 1), ([6, 0], 0), ([0, 0], 0)):
+        plans.best = lambda offsets=offsets: (10, np.asarray(offsets, np.int64))
+        assert plans.next_lowest(pending) == first
+
+
 def test_pivots_are_the_highest_local_maxima_peak_first():
     # live bytes per step: 3, 7, 7, 4, 6, 3, 5 (local maxima: 7 from step 1, 6 at 4, 5 at 6)
     p = _problem([(3, 0, 7), (4, 1, 3), (1, 3, 4), (3, 4, 5), (2, 6, 7)])
