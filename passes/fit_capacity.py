@@ -38,7 +38,7 @@ from memopt.passes.dma_profile import op_macs
 from memopt.passes.lifetime import FunctionLifetimes, analyze_function, take_body
 from memopt.planning.latency import Target
 from memopt.planning.spill import SpillTensor, choose_spills, spill_cost
-from memopt.passes.rematerialize import rematerialize_function
+from memopt.passes.remat_function import rematerialize_function
 from memopt.passes.upstream_unsupported import refuse_memref
 
 POLICIES = ("spill", "remat", "auto")

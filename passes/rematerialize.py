@@ -34,50 +34,18 @@ from xdsl.passes import ModulePass
 from memopt.diagnostics import MemoptError
 from memopt.dialects.memopt import PlanAttr
 from memopt.dialects.written_plan import carries_plan
-from memopt.passes.lifetime import analyze_function, planned_functions, take_body
+from memopt.passes.lifetime import analyze_function, planned_functions
 from memopt.passes.options import option
-from memopt.passes.plan_function import plan_function_memory
-from memopt.passes.remat_rewrite import rewrite
-from memopt.passes.remat_trace import remat_graph
+from memopt.passes.remat_function import MODES, rematerialize_function
 from memopt.passes.upstream_unsupported import refuse_memref
-from memopt.planning import make_strategy
 from memopt.planning.bounds import lower_bound_inplace
-from memopt.planning.remat import HEURISTICS, RematError, RematGraph, RematResult, rematerialize, smallest_budget
-from memopt.planning.remat_optimal import MAX_OPS, optimal
-
-MODES = HEURISTICS + ("optimal",)
-"""The pass's ``heuristic`` values: the rules, and Checkmate's integer program solved by CP-SAT."""
-ROUNDS = 6
-"""At most this many rewrites are packed before the pass keeps the best one."""
-
-
-def _schedule(graph: RematGraph, budget: int, heuristic: str, min_size: int) -> RematResult:
-    """The planner the option names: a rule of :mod:`memopt.planning.remat`, or the optimum."""
-    if heuristic == "optimal":
-        return optimal(graph, budget, min_size=min_size)
-    return rematerialize(graph, budget, heuristic, min_size)
+from memopt.planning.remat_optimal import MAX_OPS
 
 
 def _lower_bound(f: func.FuncOp) -> int:
     """The bound the plan is measured against: in-place reuse counted (``LB_inplace``), so a
     budget the arena meets is never below the bound printed beside it."""
     return lower_bound_inplace(analyze_function(f, mode="joint").problem)
-
-
-def _arena(f: func.FuncOp, alignment: int) -> int:
-    """The arena ``plan-memory`` (default strategy) gives ``f``."""
-    return plan_function_memory(f, make_strategy("best"), alignment=alignment).solution.height
-
-
-def _smallest_hint(smallest: int | None, complete: bool, as_is: int) -> str:
-    """The smallest budget known to work, for a refusal: what a bisection over every heuristic's
-    budgets met (``lookahead`` with its fallbacks meets it), or the function's own arena when
-    that is smaller (the packing can beat the recomputation model's live bytes)."""
-    if smallest is not None and smallest < as_is:
-        how = ("the smallest a bisection found: recomputation is not monotone in the budget, so a smaller one may "
-               "fit too" if complete else "the bisection stopped at its work limit: a smaller one may fit too")
-        return f"; the smallest budget any heuristic meets is {smallest} bytes (heuristic=lookahead; {how})"
-    return f"; the smallest budget known to work is {as_is} bytes, the function's arena as it is"
 
 
 def _refuse(f: func.FuncOp) -> None:
@@ -88,93 +56,6 @@ def _refuse(f: func.FuncOp) -> None:
     if carries_plan(f):
         raise MemoptError(f"rematerialize: '@{f.sym_name.data}' is already planned ({PlanAttr.name}): run rematerialize "
                           "before plan-memory (rewriting it would leave its plan stale)", f)
-
-
-@dataclass
-class _Targets:
-    """The live-bytes targets the rewrites aim at: the budget first, then lower by each packing
-    excess, bisecting between the lowest target that packed over (``too_big``) and the highest
-    remat could not meet (``too_low``)."""
-
-    target: int
-    too_big: int
-    too_low: int | None = None
-
-    def unmet(self) -> bool:
-        """Remat could not meet the target: aim halfway back up. False when nothing is left between."""
-        self.too_low = self.target
-        self.target = (self.too_low + self.too_big) // 2
-        return self.target > self.too_low
-
-    def packed_over(self, excess: int) -> bool:
-        """The rewrite for the target packed ``excess`` bytes over the budget: aim lower by that.
-        False when the next target would leave the range still open."""
-        self.too_big = min(self.too_big, self.target)
-        self.target -= excess
-        if self.too_low is not None and self.target <= self.too_low:
-            self.target = (self.too_low + self.too_big) // 2
-        return not (self.target <= (self.too_low or 0) or self.target >= self.too_big)
-
-
-def rematerialize_function(f: func.FuncOp, budget: int, *, heuristic: str = "lookahead", min_size: int = 0,
-                           alignment: int = 16) -> RematResult | None:
-    """Rewrite ``f`` in place, recomputing tensors, until the arena ``plan-memory`` (default
-    strategy) packs it into is at most ``budget`` bytes (see the module docstring): the core the
-    ``rematerialize`` pass and ``plan-memory{spill=auto}`` both drive. Returns the planner's
-    result of the rewrite kept, or None when ``f`` fits as it is (left untouched). A budget no
-    rewrite meets is a located :class:`MemoptError` naming the smallest budget known to work.
-    Writes nothing: remarks are the caller's."""
-    as_is = _arena(f, alignment)
-    if as_is <= budget:
-        return None
-    work, arena, chosen = _best_rewrite(f, budget, as_is, heuristic, min_size, alignment)
-    if arena > budget:
-        raise MemoptError(
-            f"rematerialize: cannot fit '@{f.sym_name.data}' in {budget} bytes: rewritten to a lower bound within it, "
-            f"its arena still packs to {arena} bytes (try another heuristic)", f)
-    take_body(f, work)
-    return chosen
-
-
-def _best_rewrite(f: func.FuncOp, budget: int, as_is: int, heuristic: str, min_size: int,
-                  alignment: int) -> tuple[func.FuncOp, int, RematResult]:
-    """Rewrites of a copy of ``f``, one per target (at most :data:`ROUNDS`), until one packs
-    within ``budget``: that one, else the one that packs smallest, with its arena and the
-    planner's result. A budget remat cannot meet at all is refused at once."""
-    pristine = f.clone()
-    aim = _Targets(budget, budget + 1)
-    kept: tuple[func.FuncOp, int, RematResult] | None = None
-    for round_ in range(ROUNDS):
-        traced = remat_graph(pristine, alignment)
-        try:
-            result = _schedule(traced.graph, aim.target, heuristic, min_size)
-        except RematError as e:
-            if round_ == 0:
-                raise _cannot_fit(f, budget, e, traced.graph, min_size, as_is) from None
-            if not aim.unmet():
-                break
-            continue
-        candidate = pristine.clone()
-        rewrite(candidate, remat_graph(candidate, alignment), result.schedule, result.clone)
-        packed = _arena(candidate, alignment)
-        if kept is None or packed <= budget or packed < kept[1]:
-            kept = (candidate, packed, result)
-        if packed <= budget or not aim.packed_over(packed - budget):
-            break
-    assert kept is not None
-    return kept
-
-
-def _cannot_fit(f: func.FuncOp, budget: int, error: RematError, graph: RematGraph, min_size: int,
-                as_is: int) -> MemoptError:
-    """The refusal of a budget the planner cannot meet on ``f`` as it is, naming the smallest
-    budget known to work."""
-    try:
-        smallest, complete = smallest_budget(graph, None, min_size)
-    except RematError:
-        smallest, complete = None, False
-    hint = _smallest_hint(smallest, complete, as_is)
-    return MemoptError(f"rematerialize: cannot fit '@{f.sym_name.data}' in {budget} bytes: {error}{hint}", f)
 
 
 @dataclass(frozen=True)
@@ -232,4 +113,4 @@ class RematerializeMemoryPass(ModulePass):
         )
 
 
-__all__ = ["MODES", "ROUNDS", "RematerializeMemoryPass", "rematerialize_function"]
+__all__ = ["RematerializeMemoryPass"]

@@ -1,4 +1,4 @@
-"""The rematerialize pass's core (passes/rematerialize.py), driven without the pass."""
+"""The rematerialize pass's core (passes/remat_function.py), driven without the pass."""
 
 from pathlib import Path
 
@@ -6,7 +6,7 @@ from xdsl.dialects import func
 from xdsl.parser import Parser
 
 from memopt.api import context
-from memopt.passes.rematerialize import rematerialize_function
+from memopt.passes.remat_function import rematerialize_function
 
 CHAIN4 = Path(__file__).parents[1] / "filecheck" / "remat" / "Inputs" / "chain4.mlir"
 
