@@ -96,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from memopt.importers.api import import_model
     from memopt.passes.fit_capacity import base_cycles
-    from memopt.passes.plan_memory import plan_function_memory
+    from memopt.passes.plan_function import plan_function_memory
     from memopt.planning import make_strategy
     from memopt.planning.latency import Target
 

@@ -72,7 +72,7 @@ from xdsl.parser import Parser
 
 from memopt.dialects.memopt import IfOp, Memopt
 from memopt.passes.lifetime import analyze_function, if_spans
-from memopt.passes.plan_memory import plan_function_memory
+from memopt.passes.plan_function import plan_function_memory
 from memopt.planning import make_strategy
 from memopt.planning.control_flow import merge, unpolished as UNPOLISHED
 from memopt.planning.strategies import strategy_options

@@ -214,7 +214,8 @@ def plan_model(path: pathlib.Path, alignment: int, budget: float | None, execute
     from memopt.executor import check_module
     from memopt.importers.api import import_model
     from memopt.passes.lifetime import analyze_function
-    from memopt.passes.plan_memory import PlanMemoryPass, plan_function_memory
+    from memopt.passes.plan_function import plan_function_memory
+    from memopt.passes.plan_memory import PlanMemoryPass
     from memopt.passes.verify_plan import VerifyPlanPass
     from memopt.planning import align_up, make_strategy, strategy_names
 

@@ -33,7 +33,6 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from memopt.dialects.walk import walk
 from memopt.diagnostics import MemoptError, copy_location
 from memopt.dialects.memopt import REMAT_ATTR, ComputeOp, CopyOp, ViewOp, byte_size
-from memopt.passes.plan_io import offchip_memories  # noqa: F401 - re-exported
 from memopt.passes.dma_profile import op_macs
 from memopt.passes.lifetime import FunctionLifetimes, analyze_function, take_body
 from memopt.planning.latency import Target
@@ -227,5 +226,4 @@ def fit_function(f: func.FuncOp, capacity: int, policy: str, target: Target, mem
     return Fit("auto", fit.spilled, fit.bytes_moved, fit.recomputed, fit.spill_cycles, fit.remat_cycles)
 
 
-__all__ = ["Fit", "POLICIES", "SPILL_MODES", "base_cycles", "fit_function", "offchip_memories",
-           "spill_tensors", "insert_spills"]
+__all__ = ["Fit", "POLICIES", "SPILL_MODES", "base_cycles", "fit_function", "spill_tensors", "insert_spills"]

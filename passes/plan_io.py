@@ -34,7 +34,7 @@ from memopt.dialects.plan_attr_names import (
     ONCHIP_SIZE_ATTR, PLAN_ATTR,
 )
 from memopt.dialects.plan_attrs import NO_OFFSET, memory_sizes
-from memopt.dialects.written_plan import WrittenPlan, offchip_memories, onchip_size, placed_staging, read_written_plan
+from memopt.dialects.written_plan import WrittenPlan, onchip_size, placed_staging, read_written_plan
 from memopt.passes.lifetime import FunctionLifetimes, analyze_function
 from memopt.planning import Solution
 from memopt.planning.function_plan import Arena, Plan, Staging
@@ -205,6 +205,6 @@ def read_plan(lt: FunctionLifetimes, written: WrittenPlan | None = None) -> tupl
 
 
 __all__ = [
-    "MemoptPlan", "ReadPlan", "offchip_memories", "read_function_plan", "read_plan", "read_staging", "staging_unplaced",
+    "MemoptPlan", "ReadPlan", "read_function_plan", "read_plan", "read_staging", "staging_unplaced",
     "write_capacity", "write_inplace_bound", "write_memory_plan", "write_plan", "write_staging",
 ]

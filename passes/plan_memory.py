@@ -70,12 +70,12 @@ from xdsl.passes import ModulePass
 
 from memopt.diagnostics import MemoptError, where
 from memopt.dialects.ir_flavour import is_upstream
-from memopt.dialects.written_plan import recorded_capacity
+from memopt.dialects.written_plan import offchip_memories, recorded_capacity
 from memopt.passes.dma_layout import place_dma_buffers
 from memopt.passes.lifetime import CONTROL_FLOW_MODES, analyze_function, planned_functions
 from memopt.passes.options import option
 from memopt.passes.plan_function import FunctionPlan, plan_function_memory
-from memopt.passes.plan_io import offchip_memories, write_inplace_bound, write_memory_plan, write_plan
+from memopt.passes.plan_io import write_inplace_bound, write_memory_plan, write_plan
 from memopt.passes.upstream_unsupported import refuse_memref, remark_no_effect
 from memopt.planning import PlanningError, Strategy, make_strategy, strategy_names, validate
 from memopt.planning.csvio import write_rows

@@ -18,7 +18,7 @@ from xdsl.parser import Parser
 
 from memopt.dialects.memopt import Memopt
 from memopt.passes.lifetime import analyze_function, if_spans, number_ops
-from memopt.passes.plan_memory import plan_function_memory
+from memopt.passes.plan_function import plan_function_memory
 from memopt.planning import (
     Buffer, Overwrite, PlanningError, Problem, Solution, find_conflicts, lower_bound, make_strategy,
     max_live, nested_lower_bound, validate,
