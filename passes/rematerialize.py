@@ -16,7 +16,8 @@ Budget and packing: the budget bounds the live bytes of the rewritten function; 
 ``plan-memory`` then packs can be above that bound. The pass measures it (the default strategy on
 the rewritten function) and, while it is over the budget, rewrites again aiming lower by the
 excess — bisecting between targets that packed over and targets remat could not meet — at most
-:data:`ROUNDS` times, so that ``--rematerialize=budget=N --plan-memory`` fits N.
+:data:`~memopt.passes.remat_function.ROUNDS` times, so that
+``--rematerialize=budget=N --plan-memory`` fits N.
 It reports ``remat: N ops cloned, +X cost (+P %), lower bound A → B`` on stderr (the bound with
 in-place reuse counted, the one the plan meets); a budget below
 what any remat can reach is a one-line error naming the smallest budget the heuristic meets.
