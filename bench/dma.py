@@ -45,7 +45,7 @@ from memopt.passes.insert_dma import InsertDmaPass
 from memopt.passes.plan_memory import PlanMemoryPass
 from memopt.passes.report_latency import function_latency
 from memopt.planning.latency import Target, Timing, load_target
-from memopt.tools.opt import make_context as _make_context
+from memopt.dialects.context import make_context as _make_context
 
 HERE = pathlib.Path(__file__).resolve().parent
 REAL = [

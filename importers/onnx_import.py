@@ -555,7 +555,6 @@ class OnnxReader:
             self._emit_node(b, node)
 
     def _emit_node(self, b: ModuleBuilder, node) -> None:
-        t = self.t
         op = node.op_type
         outs = [o for o in node.output if o]
         ins = [i for i in node.input if i]

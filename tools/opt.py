@@ -29,7 +29,6 @@ from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException
 
 from memopt.cli import ArgParser, ToolError, one_line, process_entry, read_input, run_tool, write_output
 from memopt.diagnostics import MemoptError, verify_located
-from memopt.dialects.context import make_context  # noqa: F401 - re-exported: callers import it from here
 from memopt.passes.options import mistyped_option, option_help, validate_pass
 from memopt.passes import registry
 from memopt.printer import MemoPrinter

@@ -26,7 +26,7 @@ from memopt.passes.plan_memory import PlanMemoryPass
 from memopt.passes.report_latency import function_latency, region_timing
 from memopt.passes.verify_plan import VerifyPlanPass
 from memopt.planning.latency import Target, choose_pipelined, pingpong_items, simulate
-from memopt.tools.opt import make_context as _make_context
+from memopt.dialects.context import make_context as _make_context
 
 ACT = "tensor<64xi8>"
 

@@ -30,7 +30,7 @@ from memopt.report.from_ir import plan_view
 from memopt.report.html import html_page
 from memopt.report.model import FunctionView, TensorBox, live_curve, peak
 from memopt.report.summary import summary_text
-from memopt.tools.opt import make_context
+from memopt.dialects.context import make_context
 from memopt.tools.report import main as report_main
 from xdsl.parser import Parser
 from xdsl.printer import Printer
