@@ -53,18 +53,39 @@ def test_an_aim_can_be_abandoned():
 
 
 def test_work_is_counted_not_timed(monkeypatch):
-    """The attempts stop at the count of buffers attempted (aim.WORK) and at aim.ATTEMPTS."""
+    """The quick attempts stop at their count (aim.QUICK's third field) and at the buffers they
+    attempt (its fourth); the longer ones at their deterministic work (aim.WORK)."""
     problem = _instance()
-    monkeypatch.setattr(aim, "ATTEMPTS", 1)
+    conflicts, det, _, _ = aim.QUICK
+    monkeypatch.setattr(aim, "WORK", 0.0)  # no longer attempt
+    monkeypatch.setattr(aim, "QUICK", (conflicts, det, 1, 10_000))
     one = aim.Aim(problem, lower_bound(problem) - 1)  # nothing fits: every attempt fails
     one.offsets()
     assert one.attempts <= 1
-    monkeypatch.setattr(aim, "ATTEMPTS", 10)
-    monkeypatch.setattr(aim, "WORK", len(problem) - 1)  # less than one attempt on the buffers
+    monkeypatch.setattr(aim, "QUICK", (conflicts, det, 10, len(problem) - 1))  # less than one attempt on the buffers
     none = aim.Aim(Problem.of(problem.buffers), lower_bound(problem) - 1)
     none.offsets()
     views = stacked_first(problem, stack(problem))
     assert none.attempts == (len(views) > 1 and len(views[0][0]) <= len(problem) - 1)
+    monkeypatch.setattr(aim, "QUICK", (conflicts, det, 0, 0))
+    monkeypatch.setattr(aim, "WORK", aim.MIN_ATTEMPT / 2)  # too little for a longer attempt
+    assert aim.Aim(problem, lower_bound(problem) - 1).attempts == 0
+
+
+def test_the_longer_attempts_fit_what_the_quick_ones_miss(monkeypatch):
+    """A look-alike whose bound (its capacity) none of the quick attempts reaches fits in a
+    longer one, counted by work alone: the same offsets on every run."""
+    problem, _ = suite_like(131067)
+    cap = lower_bound(problem)
+    assert cap == 1 << 20
+    fit = aim.Aim(problem, cap)
+    offsets = fit.offsets()
+    assert offsets is not None and fit.attempts > aim.QUICK[2]
+    assert max(o + b.size for o, b in zip(offsets, problem.buffers)) <= cap
+    assert aim.Aim(problem, cap).offsets() == offsets
+    monkeypatch.setattr(aim, "WORK", 0.0)
+    quick = aim.Aim(problem, cap)
+    assert quick.offsets() is None and quick.attempts == aim.QUICK[2]
 
 
 def test_eligibility():
@@ -94,7 +115,8 @@ def test_the_polish_runs_beside_the_attempts_and_stops_at_a_fit(monkeypatch):
     best = make_strategy("best")
     assert best.plan(problem).strategy == "cp-sat" and asked == [True]  # stopped by the fit
 
-    monkeypatch.setattr(aim, "ATTEMPTS", 0)  # no attempt: the polish decides
+    monkeypatch.setattr(aim, "QUICK", (*aim.QUICK[:2], 0, 0))  # no attempt: the polish decides
+    monkeypatch.setattr(aim, "WORK", 0.0)
     asked.clear()
     miss = make_strategy("best")
     sol = miss.plan(problem)
