@@ -18,6 +18,7 @@ from typing import Callable
 from . import aim
 from .bounds import lower_bound_inplace
 from .firstfit import first_fit_work
+from .peak_stack import FIRST_FIT_FLOOR
 from .portfolio import GREEDY
 from .problem import PlanningError, Problem, Solution
 from .search import climb, descent, exact_polish
@@ -92,11 +93,13 @@ class Best(Strategy):
     portfolio's plan as is.
 
     Large inputs: from :attr:`MEDIUM` buffers four members run (:attr:`MEDIUM_MEMBERS`); above
-    :attr:`LARGE` (50,000) buffers the portfolio is cut to ``large-first`` (the fastest member
-    that stays near the bound there; ``nnvm`` alone takes minutes at a million buffers) and
+    :attr:`LARGE` (50,000) buffers the portfolio is cut to ``skyline`` and ``large-first``, the
+    one estimated cheaper first (:func:`large_members`: ``large-first`` is the fastest member on
+    short lifetimes, ``nnvm`` alone takes minutes at a million buffers; the skyline the fastest
+    on long-lived training traces, where a first fit scans a third of the trace per buffer), and
     the polish is skipped, so the default answers in seconds to tens of seconds at 10^6 buffers.
-    A size rule, not a clock: the same input gives the same plan on every machine. An explicit
-    ``budget`` keeps the whole portfolio.
+    Size and counted-work rules, not a clock: the same input gives the same plan on every
+    machine. An explicit ``budget`` keeps the whole portfolio.
     """
 
     name = "best"
@@ -144,7 +147,7 @@ class Best(Strategy):
         n = len(problem)
         portfolio = self.members()
         if self.budget is None and n > self.LARGE:
-            keep: tuple[str, ...] = ("large-first",)
+            keep: tuple[str, ...] = large_members(problem)
         elif self.budget is None and n >= self.MEDIUM:
             keep = self.MEDIUM_MEMBERS
         else:
@@ -206,6 +209,31 @@ class Best(Strategy):
         if offsets is not None:  # the polish stopped for a fit that failed its check: run it whole
             low, done = self._polished(problem, best)
         return low, f"cp-sat found none, {done}"
+
+
+SKYLINE_RULE_WORK = 2_500
+"""What one fill rule of the skyline costs per buffer, in :func:`first_fit_work` units (about
+four heap steps of a few microseconds each per buffer)."""
+
+LARGE_SECOND_WORK = 300_000_000
+"""Work the skyline (both fill rules) may cost above :attr:`Best.LARGE` buffers when it runs
+second, in :func:`first_fit_work` units (about three seconds)."""
+
+
+def large_members(problem: Problem) -> tuple[str, ...]:
+    """The members ``best`` runs above :attr:`Best.LARGE` buffers, in order: the skyline and
+    large-first, the one whose first plan costs less first (a first fit costs at least
+    :data:`FIRST_FIT_FLOOR` per buffer, a skyline fill rule :data:`SKYLINE_RULE_WORK`);
+    large-first always (so the plan is never above its), the skyline second only when it costs
+    at most :data:`LARGE_SECOND_WORK`. Why both: on long-lived training traces (IOPDDL's, tens
+    of thousands of buffers) the skyline reaches the bound where large-first stays a few tenths
+    of a percent above it, at a fraction of its cost (a first fit there scans a third of the
+    trace per buffer); on short lifetimes large-first is the cheaper and reaches it."""
+    n = len(problem)
+    first_fit = max(first_fit_work(problem), FIRST_FIT_FLOOR * n)
+    if SKYLINE_RULE_WORK * n < first_fit:
+        return ("skyline", "large-first")
+    return ("large-first", "skyline") if 2 * SKYLINE_RULE_WORK * n <= LARGE_SECOND_WORK else ("large-first",)
 
 
 DESCENT_MAX = 2_000

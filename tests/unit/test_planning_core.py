@@ -208,18 +208,42 @@ def test_polish_budget_follows_first_fit_work():
     assert polish_evaluations(pile) == POLISH_WORK // (n + n * n) < polish_evaluations(chain)
 
 
-def test_best_on_large_inputs_is_large_first_alone(monkeypatch):
-    """Above Best.LARGE buffers the default is time-boxed by size (deterministic): large-first
-    alone, no polish; below it the whole portfolio runs."""
-    from memopt.planning.strategies import Best
-    from memopt.planning.synthetic import nn_like
+def test_best_on_large_inputs_runs_the_cheaper_of_skyline_and_large_first(monkeypatch):
+    """Above Best.LARGE buffers the default is time-boxed by counted work (deterministic): the
+    skyline and large-first, the cheaper first, no polish; below it the whole portfolio runs."""
+    from memopt.planning import strategies
+    from memopt.planning.strategies import Best, large_members
+    from memopt.planning.synthetic import nn_like, training
+
+    short, long_lived = nn_like(3000, 5, 16), training(15_000, 5)
+    assert large_members(short) == ("large-first", "skyline")  # short lifetimes: a first fit is cheap
+    assert large_members(long_lived) == ("skyline", "large-first")  # a first fit scans the live set
+    monkeypatch.setattr(strategies, "LARGE_SECOND_WORK", 0)
+    assert large_members(short) == ("large-first",)  # the skyline second only when affordable
 
     p = nn_like(300, 5, 16)
     monkeypatch.setattr(Best, "LARGE", 200)
-    big = Best().plan(p)
-    assert big.strategy == "large-first" and big == make_strategy("large-first").plan(p)
+    best = Best()
+    big = best.plan(p)
+    assert best.stats["members"] == ["large-first"] and big == make_strategy("large-first").plan(p)
+    assert best.stats["polish"] == "skipped (over 200 buffers)" or big.height <= lower_bound(p)
     monkeypatch.setattr(Best, "LARGE", 1000)
     assert Best().plan(p).height <= big.height
+
+
+def test_best_on_large_long_lived_traces_takes_the_skyline_first(monkeypatch):
+    """A long-lived trace above Best.LARGE: the skyline runs first and, at the bound, alone."""
+    from memopt.planning.strategies import Best
+    from memopt.planning.synthetic import training
+
+    p = training(15_000, 5)
+    monkeypatch.setattr(Best, "LARGE", 10_000)
+    best = Best()
+    sol = best.plan(p)
+    assert best.stats["members"][0] == "skyline"
+    skyline = make_strategy("skyline").plan(p)
+    assert sol.height == min(skyline.height, make_strategy("large-first").plan(p).height)
+    assert best.stats["members"] == (["skyline"] if skyline.height <= lower_bound(p) else ["skyline", "large-first"])
 
 
 def test_dense_generator_has_the_stated_live_set() -> None:

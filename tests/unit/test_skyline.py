@@ -79,7 +79,8 @@ def test_best_runs_skyline_up_to_its_large_size_rule():
     assert ran == ["skyline", "megengine", "large-first"] or "megengine (lower bound reached)" in best.stats["skipped"]
     large = nn_like(Best.LARGE + 1)
     best.plan(large)
-    assert best.stats["members"] == ["large-first"] and "skyline" in best.stats["skipped"]
+    assert best.stats["members"][0] == "large-first"  # short lifetimes: the cheaper first
+    assert best.stats["members"] == ["large-first", "skyline"] or "skyline (lower bound reached)" in best.stats["skipped"]
     validate(large, make_strategy("skyline").plan(large))  # asked for by name it runs at any size
 
 
