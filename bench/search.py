@@ -218,7 +218,7 @@ def _default_row(label: str, problem, known: int | None) -> tuple[float, float, 
         aim.MAX_BUFFERS, strategies.DESCENT_MAX, strategies.Best.MEDIUM_MEMBERS = saved
     ref = min(x for x in (known, sol.height, before) if x is not None)
     over, over_before = 100 * (sol.height - ref) / ref, 100 * (before - ref) / ref
-    print(f"{label:<22}{len(problem):>8}{lb:>15,}{sol.height:>15,}{over:>8.2f}{100 * (sol.height - lb) / lb:>9.3f}"
+    print(f"{label:<22}{len(problem):>8}{lb:>17,}{sol.height:>17,}{over:>8.2f}{100 * (sol.height - lb) / lb:>9.3f}"
           f"{over_before:>9.2f}{sec:>7.2f}{cpu:>7.2f}  {sol.strategy} ({best.stats['polish']})", flush=True)
     return over, over_before, sec, cpu
 
@@ -233,7 +233,7 @@ def default_table(k: int, seed: int, bench_dir: str, traces: int = 2,
     the same default without its CP-SAT step, its descent and peak stacking (``before``: the
     default as it was before them), wall-clock and CPU seconds (every thread: CP-SAT runs in a
     second one). ``trace_list``, (buffers, seed) pairs, replaces the generated traces."""
-    print(f"{'input':<22}{'buffers':>8}{'LB':>15}{'height':>15}{'% best':>8}{'% LB':>9}{'before':>9}{'s':>7}{'cpu s':>7}  strategy (polish)")
+    print(f"{'input':<22}{'buffers':>8}{'LB':>17}{'height':>17}{'% best':>8}{'% LB':>9}{'before':>9}{'s':>7}{'cpu s':>7}  strategy (polish)")
     groups: dict[str, list[tuple[float, float, float]]] = {}
     for name, known in BEST_KNOWN.items():
         path = os.path.join(bench_dir, "minimalloc", f"{name}.{CAPACITY}.csv")
