@@ -464,6 +464,17 @@ def _first_fit_batched(win: "_Placed", starts: np.ndarray, ends: np.ndarray, siz
     return offsets.tolist()
 
 
+FIRST_FIT_FLOOR = 1_000
+"""The least a first fit costs per buffer, in work units: :func:`first_fit_work` counts the
+live buffers each placement meets, which undercounts traces with few long lifetimes."""
+
+
+def first_fit_cost(problem: Problem) -> int:
+    """What one first-fit run costs, in :func:`first_fit_work` units, at least
+    :data:`FIRST_FIT_FLOOR` per buffer: the price schedulers compare other runs against."""
+    return max(first_fit_work(problem), FIRST_FIT_FLOOR * len(problem))
+
+
 def first_fit_work(problem: Problem) -> int:
     """What one first-fit run costs, in units: the buffers plus, for each, the buffers live
     when it starts (the candidates its placement is checked against).

@@ -37,7 +37,7 @@ from typing import Callable
 import numpy as np
 
 from .bounds import live_profile, lower_bound
-from .firstfit import first_fit, first_fit_work
+from .firstfit import first_fit, first_fit_cost
 from .inplace import plan_with_inplace
 from .lowest_first import lowest_first
 from .problem import Problem, Solution, align_up
@@ -139,10 +139,6 @@ than the peak has the peak, a step at the bound, on one side and often other nea
 the other, and the start and end orders keep the buffers live there low on one side only; on
 large problems :data:`WORK` pays for the first three runs of the second pivot only."""
 
-FIRST_FIT_FLOOR = 1_000
-"""The least a first fit costs per buffer, in work units: :func:`first_fit_work` counts the
-live buffers each placement meets, which undercounts traces with few long lifetimes."""
-
 SKYLINE_WORK = 1_500
 """What a skyline fill of both sides costs per buffer, in work units."""
 
@@ -195,7 +191,7 @@ def runs(problem: Problem) -> list[tuple[int, str, str]]:
     :data:`PEAK_LOWEST_RUNS`, the other pivots' :data:`LOWEST_RUNS` and the peak's
     :data:`TIGHT_LOWEST_RUNS`, which :func:`peak_stack_offsets` runs while their own work lasts."""
     n = len(problem)
-    cost = {"first-fit": max(first_fit_work(problem), FIRST_FIT_FLOOR * n), "skyline": SKYLINE_WORK * n}
+    cost = {"first-fit": first_fit_cost(problem), "skyline": SKYLINE_WORK * n}
     peak, *others = pivot_steps(problem)
     schedule = [(peak, *r) for r in RUNS[:5]]
     schedule += [(t, *r) for t in others for r in PIVOT_RUNS]

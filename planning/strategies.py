@@ -17,8 +17,7 @@ from typing import Callable
 
 from . import aim
 from .bounds import lower_bound_inplace
-from .firstfit import first_fit_work
-from .peak_stack import FIRST_FIT_FLOOR
+from .firstfit import first_fit_cost, first_fit_work
 from .portfolio import GREEDY
 from .problem import PlanningError, Problem, Solution
 from .search import climb, descent, exact_polish
@@ -222,16 +221,16 @@ second, in :func:`first_fit_work` units (about three seconds)."""
 
 def large_members(problem: Problem) -> tuple[str, ...]:
     """The members ``best`` runs above :attr:`Best.LARGE` buffers, in order: the skyline and
-    large-first, the one whose first plan costs less first (a first fit costs at least
-    :data:`FIRST_FIT_FLOOR` per buffer, a skyline fill rule :data:`SKYLINE_RULE_WORK`);
+    large-first, the one whose first plan costs less first (a first fit
+    :func:`memopt.planning.firstfit.first_fit_cost`, a skyline fill rule
+    :data:`SKYLINE_RULE_WORK` per buffer);
     large-first always (so the plan is never above its), the skyline second only when it costs
     at most :data:`LARGE_SECOND_WORK`. Why both: on long-lived training traces (IOPDDL's, tens
     of thousands of buffers) the skyline reaches the bound where large-first stays a few tenths
     of a percent above it, at a fraction of its cost (a first fit there scans a third of the
     trace per buffer); on short lifetimes large-first is the cheaper and reaches it."""
     n = len(problem)
-    first_fit = max(first_fit_work(problem), FIRST_FIT_FLOOR * n)
-    if SKYLINE_RULE_WORK * n < first_fit:
+    if SKYLINE_RULE_WORK * n < first_fit_cost(problem):
         return ("skyline", "large-first")
     return ("large-first", "skyline") if 2 * SKYLINE_RULE_WORK * n <= LARGE_SECOND_WORK else ("large-first",)
 

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from memopt.planning.bounds import lower_bound
-from memopt.planning.firstfit import first_fit_work
+from memopt.planning.firstfit import FIRST_FIT_FLOOR, first_fit_work
 from memopt.planning.peak_stack import (
     FILLS, LOWEST_RUNS, PEAK_LOWEST_RUNS, PIVOT_RUNS, RUNS, STACKS, TIGHT_LOWEST_RUNS, PeakStack, _Peak, near_peak_steps, peak_stack_offsets, pivot_steps,
     runs,
@@ -199,7 +199,7 @@ def test_the_second_pivot_runs_the_critical_stack_within_its_first_three(monkeyp
     peak, second, *_ = pivot_steps(p)
     by_end = [(peak, *r) for r in RUNS[:5]] + [(second, *r) for r in RUNS[:2]]
     assert _height(p, peak_stack_offsets(p, by_end)) > lower_bound(p)
-    first_fit_price = max(first_fit_work(p), peak_stack.FIRST_FIT_FLOOR * len(p))
+    first_fit_price = max(first_fit_work(p), FIRST_FIT_FLOOR * len(p))
     monkeypatch.setattr(peak_stack, "WORK", 5 * first_fit_price + 3 * peak_stack.SKYLINE_WORK * len(p))
     assert [r for r in runs(p) if not r[2].startswith("lowest-")] == by_end + [(second, "critical", "size")]
     assert PeakStack().plan(p).height == lower_bound(p)
